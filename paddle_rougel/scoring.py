@@ -1,0 +1,158 @@
+"""Pure scoring formulas: precision, recall and the weighted F-measures.
+
+Everything here is vectorised numpy on float64 and free of state, so the
+metric classes, the functional API and the CLI share one definition.
+
+Two parameterisations of the same weighted harmonic mean are in use:
+
+* gamma (paddlenlp, DuReader):  F = (1 + g^2) P R / (R + g^2 P)
+* alpha (ROUGE-1.5.5, TF-Text): 1/F = alpha/P + (1 - alpha)/R,
+  i.e. F = P R / (alpha R + (1 - alpha) P)
+
+They are equal when alpha = 1 / (1 + gamma^2): gamma 1.2 <=> alpha ~0.40984,
+gamma 1 <=> alpha 0.5.
+
+>>> import numpy as np
+>>> p, r = np.array([0.4]), np.array([0.5])
+>>> float(f_gamma(p, r, 1.0)[0]), float(f_alpha(p, r, 0.5)[0])
+(0.4444444444444445, 0.4444444444444445)
+>>> round(alpha_from_gamma(1.2), 6), round(gamma_from_alpha(alpha_from_gamma(1.2)), 12)
+(0.409836, 1.2)
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "Score", "precision_recall", "f_gamma", "f_alpha", "f_t2t",
+    "alpha_from_gamma", "gamma_from_alpha", "check_gamma", "check_alpha",
+    "reduce_refs", "MULTI_REF_MODES",
+]
+
+MULTI_REF_MODES = ("max_pr", "best", "avg")
+
+
+class Score(NamedTuple):
+    """Precision, recall and F-measure (floats or float64 arrays)."""
+
+    precision: "np.ndarray | float"
+    recall: "np.ndarray | float"
+    fmeasure: "np.ndarray | float"
+
+
+def check_gamma(gamma: float) -> float:
+    """Validate gamma: a finite number >= 0."""
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError):
+        raise TypeError(f"gamma must be a number, got {type(gamma).__name__}") from None
+    if not math.isfinite(g) or g < 0:
+        raise ValueError(f"gamma must be finite and >= 0, got {gamma!r}")
+    return g
+
+
+def check_alpha(alpha: "float | None") -> float:
+    """Validate alpha (TF-Text convention): None -> 0.5; <= 1; negative = tensor2tensor mode."""
+    if alpha is None:
+        return 0.5
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise TypeError(f"alpha must be a number or None, got {type(alpha).__name__}") from None
+    if not math.isfinite(a) or a > 1:
+        raise ValueError(f"alpha must be finite and <= 1 (negative = tensor2tensor mode), got {alpha!r}")
+    return a
+
+
+def alpha_from_gamma(gamma: float) -> float:
+    """alpha = 1 / (1 + gamma^2): the alpha that weights P and R as gamma does."""
+    g = check_gamma(gamma)
+    return 1.0 / (1.0 + g * g)
+
+
+def gamma_from_alpha(alpha: float) -> float:
+    """gamma = sqrt((1 - alpha) / alpha), for 0 < alpha <= 1."""
+    a = check_alpha(alpha)
+    if not 0 < a <= 1:
+        raise ValueError(f"alpha must be in (0, 1] to have a gamma, got {alpha!r}")
+    return math.sqrt((1.0 - a) / a)
+
+
+def precision_recall(lcs, cand_len, ref_len, bonus=0.0):
+    """P = (lcs + bonus) / (len(cand) + bonus), R likewise; 0 where a denominator is 0."""
+    lcs = np.asarray(lcs, dtype=np.float64) + bonus
+    pd = np.asarray(cand_len, dtype=np.float64) + bonus
+    rd = np.asarray(ref_len, dtype=np.float64) + bonus
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(pd > 0, lcs / np.where(pd > 0, pd, 1.0), 0.0)
+        r = np.where(rd > 0, lcs / np.where(rd > 0, rd, 1.0), 0.0)
+    return p, r
+
+
+def f_gamma(p, r, gamma: float = 1.2) -> np.ndarray:
+    """(1 + g^2) P R / (R + g^2 P), 0 where P or R is 0 (paddlenlp's exact operation order)."""
+    p = np.asarray(p, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    g2 = float(gamma) ** 2
+    ok = (p != 0) & (r != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = ((1 + g2) * p * r) / (r + g2 * p)
+    return np.where(ok, f, 0.0)
+
+
+def f_alpha(p, r, alpha: float = 0.5) -> np.ndarray:
+    """P R / (alpha R + (1 - alpha) P), 0 where P or R is 0 (alpha in [0, 1])."""
+    p = np.asarray(p, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    ok = (p != 0) & (r != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = (p * r) / (alpha * r + (1 - alpha) * p)
+    return np.where(ok, f, 0.0)
+
+
+def f_t2t(p, r) -> np.ndarray:
+    """tensor2tensor's ROUGE-L F: beta = P / (R + 1e-12); (1 + b^2) R P / (R + b^2 P + 1e-12)."""
+    p = np.asarray(p, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    beta = p / (r + 1e-12)
+    return ((1 + beta ** 2) * r * p) / (r + (beta ** 2) * p + 1e-12)
+
+
+def reduce_refs(p, r, offsets, mode: str, f_of):
+    """Reduce per-pair P and R to per-instance P, R, F.
+
+    ``offsets`` [N+1] delimits each instance's references in the flat
+    arrays; ``f_of(p, r)`` is the F formula.  Modes:
+
+    * ``max_pr``: max P and max R over references, taken separately, then F
+      (paddlenlp and the DuReader contest);
+    * ``best``: the reference with the highest F (first on ties), as rouge-score;
+    * ``avg``: P, R and F averaged over references.
+    """
+    if mode not in MULTI_REF_MODES:
+        raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {mode!r}")
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    if len(starts) == 0:
+        z = np.zeros(0, dtype=np.float64)
+        return z, z.copy(), z.copy()
+    if mode == "max_pr":
+        pi = np.maximum.reduceat(p, starts)
+        ri = np.maximum.reduceat(r, starts)
+        return pi, ri, f_of(pi, ri)
+    f = f_of(p, r)
+    if mode == "avg":
+        counts = np.diff(np.asarray(offsets, dtype=np.int64)).astype(np.float64)
+        return (np.add.reduceat(p, starts) / counts, np.add.reduceat(r, starts) / counts,
+                np.add.reduceat(f, starts) / counts)
+    # best: index of the first maximal F inside each segment
+    fmax = np.maximum.reduceat(f, starts)
+    owner = np.repeat(np.arange(len(starts)), np.diff(offsets))
+    is_max = f == fmax[owner]
+    idx = np.flatnonzero(is_max)
+    first = np.full(len(starts), -1, dtype=np.int64)
+    # reversed assignment keeps the smallest index per owner
+    first[owner[idx][::-1]] = idx[::-1]
+    return p[first], r[first], f[first]
