@@ -108,6 +108,7 @@ class RougeL(MergeableMetric):
         self.add_state("count", 0, "sum")
         self._pending_cands: List[Any] = []
         self._pending_refs: List[Any] = []
+        self._pending_extra: List[Any] = []  # per-instance extras for subclasses (None here)
         self._per_inst: List[scoring.Score] = []
 
     # ----------------------------------------------------------- adding data
@@ -121,6 +122,7 @@ class RougeL(MergeableMetric):
         _check_instance(cand, ref_list, self._n_seen())
         self._pending_cands.append(cand)
         self._pending_refs.append(ref_list)
+        self._pending_extra.append(None)
         if len(self._pending_cands) >= _FLUSH_AT:
             self._flush()
 
@@ -136,13 +138,14 @@ class RougeL(MergeableMetric):
             raise ValueError(f"add_batch: got {len(cands)} candidates but {len(ref_lists)} reference lists")
         self._flush()
         res = engine.lcs_batch(cands, ref_lists)  # validates; errors name the index in this batch
-        return self._fold(self._score_lcs(res, cands, ref_lists))
+        return self._fold(self._score_lcs(res, cands, ref_lists, [None] * len(cands)))
 
     def _n_seen(self) -> int:
         return int(self.count) + len(self._pending_cands)
 
-    def _score_lcs(self, res: engine.LcsResult, cands, ref_lists) -> scoring.Score:
-        """Per-instance Score from engine output (subclasses add bonuses here)."""
+    def _score_lcs(self, res: engine.LcsResult, cands, ref_lists, extras) -> scoring.Score:
+        """Per-instance Score from engine output; ``extras[i]`` is what the
+        subclass buffered beside instance i (subclasses add bonuses here)."""
         p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
         pi, ri, fi = scoring.reduce_refs(p, r, res.offsets, self.multi_ref, self._f)
         return scoring.Score(pi, ri, fi)
@@ -162,10 +165,10 @@ class RougeL(MergeableMetric):
     def _flush(self) -> None:
         if not self._pending_cands:
             return
-        cands, refs = self._pending_cands, self._pending_refs
+        cands, refs, extras = self._pending_cands, self._pending_refs, self._pending_extra
         res = engine.lcs_batch(cands, refs)  # validated in add_inst: cannot raise on structure
-        self._pending_cands, self._pending_refs = [], []
-        self._fold(self._score_lcs(res, cands, refs))
+        self._pending_cands, self._pending_refs, self._pending_extra = [], [], []
+        self._fold(self._score_lcs(res, cands, refs, extras))
 
     # --------------------------------------------------------------- results
     def accumulate(self) -> float:
@@ -197,7 +200,7 @@ class RougeL(MergeableMetric):
     def reset(self) -> None:
         """Forget every instance."""
         self._reset_states()
-        self._pending_cands, self._pending_refs = [], []
+        self._pending_cands, self._pending_refs, self._pending_extra = [], [], []
         self._per_inst = []
 
     def name(self) -> str:
@@ -226,7 +229,7 @@ class RougeL(MergeableMetric):
         return {"gamma": self.gamma, "multi_ref": self.multi_ref}
 
     def _clear_local(self) -> None:
-        self._pending_cands, self._pending_refs = [], []
+        self._pending_cands, self._pending_refs, self._pending_extra = [], [], []
         self._per_inst = []
 
     def _merge_local(self, other) -> None:
