@@ -1,0 +1,76 @@
+"""Distributed evaluation over paddle.distributed (gloo on CPU), two real ranks."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _launch(script, tmp_path, *args, timeout=240):
+    log_dir = tmp_path / "log"
+    cmd = [sys.executable, "-m", "paddle.distributed.launch", "--nproc_per_node", "2",
+           "--log_dir", str(log_dir), script, *args]
+    proc = subprocess.run(cmd, cwd=str(tmp_path), capture_output=True, text=True,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        logs = ""
+        if log_dir.exists():
+            for p in sorted(log_dir.iterdir()):
+                logs += f"\n--- {p.name}\n" + p.read_text(errors="replace")[-3000:]
+        raise AssertionError(f"launch failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n"
+                             f"{proc.stderr[-2000:]}{logs}")
+    return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+
+
+@pytest.fixture(scope="module")
+def ranks(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dist")
+    return _launch(os.path.join(HERE, "dist_worker.py"), tmp, str(tmp))
+
+
+def test_two_ranks_ran(ranks):
+    assert [r["rank"] for r in ranks] == [0, 1]
+    assert all(r["world"] == 2 for r in ranks)
+
+
+def test_every_metric_is_covered(ranks):
+    names = {k.split("/", 1)[1] for k in ranks[0]["cases"]}
+    assert names == {"rougel_max_pr", "rougel_best_g1", "rougel_dureader", "bleu_dureader"}
+
+
+def test_every_rank_returns_the_single_process_score(ranks):
+    for r in ranks:
+        for key, c in r["cases"].items():
+            assert abs(c["global"] - c["single"]) <= 1e-12, (r["rank"], key, c)
+            # reading the score twice syncs twice but never double counts
+            assert c["again"] == c["global"], (r["rank"], key, c)
+
+
+def test_sync_does_not_modify_local_state(ranks):
+    for r in ranks:
+        for key, c in r["cases"].items():
+            if c["count_after"] >= 0:
+                assert c["count_after"] == c["local_count"], (r["rank"], key, c)
+
+
+def test_shards_really_differ(ranks):
+    # rank 1's own shard scores differently: the equality above is due to the sync
+    for key, c in ranks[1]["cases"].items():
+        if key.startswith("uneven/"):
+            assert abs(c["local"] - c["single"]) > 1e-6, (key, c)
+        if key.startswith("empty_rank/"):
+            assert c["local"] == 0.0 and c["local_count"] == 0, (key, c)
+
+
+def test_sync_is_a_noop_in_one_process():
+    from paddle_rougel import RougeL
+
+    a, b = RougeL(sync_dist=True), RougeL()
+    for m in (a, b):
+        m.add_inst("今天天气很好", ["今天天气不错", "天气很好"])
+        m.add_inst("abc", ["abd"])
+    assert a.accumulate() == b.accumulate()
+    assert a.scores() == b.scores()
