@@ -22,13 +22,14 @@ def _launch(script, tmp_path, *args, timeout=240):
                 logs += f"\n--- {p.name}\n" + p.read_text(errors="replace")[-3000:]
         raise AssertionError(f"launch failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n"
                              f"{proc.stderr[-2000:]}{logs}")
-    return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    return log_dir
 
 
 @pytest.fixture(scope="module")
 def ranks(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dist")
-    return _launch(os.path.join(HERE, "dist_worker.py"), tmp, str(tmp))
+    _launch(os.path.join(HERE, "dist_worker.py"), tmp, str(tmp))
+    return [json.loads((tmp / f"rank{r}.json").read_text()) for r in range(2)]
 
 
 def test_two_ranks_ran(ranks):
@@ -74,3 +75,19 @@ def test_sync_is_a_noop_in_one_process():
         m.add_inst("abc", ["abd"])
     assert a.accumulate() == b.accumulate()
     assert a.scores() == b.scores()
+
+
+def test_readme_example_runs_on_two_ranks(tmp_path):
+    """examples/distributed_eval.py (the README's example): both ranks print the global figure."""
+    import re
+
+    script = os.path.join(os.path.dirname(HERE), "examples", "distributed_eval.py")
+    single = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True)
+    want = re.search(r"rouge-l = ([0-9.]+)", single.stdout).group(1)
+    log_dir = _launch(script, tmp_path)
+    got = {}
+    for p in log_dir.glob("workerlog.*"):
+        m = re.search(r"rank (\d)/2: rouge-l = ([0-9.]+) over (\d) local", p.read_text())
+        assert m, p.read_text()[-2000:]
+        got[int(m.group(1))] = (m.group(2), int(m.group(3)))
+    assert got == {0: (want, 3), 1: (want, 2)}
