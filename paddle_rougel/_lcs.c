@@ -64,6 +64,65 @@ static tok_t intern_obj(PyObject *vocab, PyObject *tok) {
     return (tok_t)n;
 }
 
+/* Append a 1-D C-contiguous integer buffer.  Returns 0 on success, -1 on
+ * error, 1 when seq is not such a buffer (caller falls back to iteration).
+ * Values become Python ints before interning, so they equal the same ints
+ * given in a list. */
+static int append_int_buffer(TokBuf *buf, PyObject *seq, PyObject *vocab) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(seq, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    const char *f = view.format ? view.format : "B";
+    while (*f == '@' || *f == '=' || *f == '<' || *f == '>' || *f == '!') f++;
+    int is_signed;
+    switch (*f) {
+        case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': is_signed = 1; break;
+        case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': is_signed = 0; break;
+        default: PyBuffer_Release(&view); return 1;
+    }
+    if (f[1] != '\0' || view.ndim != 1 ||
+        !(view.itemsize == 1 || view.itemsize == 2 || view.itemsize == 4 || view.itemsize == 8)) {
+        PyBuffer_Release(&view);
+        return 1;
+    }
+    const Py_ssize_t n = view.shape ? view.shape[0] : view.len / view.itemsize;
+    if (tb_reserve(buf, n) < 0) { PyBuffer_Release(&view); return -1; }
+    tok_t *out = buf->data + buf->len;
+    const char *p = (const char *)view.buf;
+    for (Py_ssize_t i = 0; i < n; i++, p += view.itemsize) {
+        PyObject *v;
+        if (is_signed) {
+            long long x;
+            switch (view.itemsize) {
+                case 1: x = *(const int8_t *)p; break;
+                case 2: { int16_t t; memcpy(&t, p, 2); x = t; break; }
+                case 4: { int32_t t; memcpy(&t, p, 4); x = t; break; }
+                default: { int64_t t; memcpy(&t, p, 8); x = t; break; }
+            }
+            v = PyLong_FromLongLong(x);
+        } else {
+            unsigned long long x;
+            switch (view.itemsize) {
+                case 1: x = *(const uint8_t *)p; break;
+                case 2: { uint16_t t; memcpy(&t, p, 2); x = t; break; }
+                case 4: { uint32_t t; memcpy(&t, p, 4); x = t; break; }
+                default: { uint64_t t; memcpy(&t, p, 8); x = t; break; }
+            }
+            v = PyLong_FromUnsignedLongLong(x);
+        }
+        if (!v) { PyBuffer_Release(&view); return -1; }
+        tok_t id = intern_obj(vocab, v);
+        Py_DECREF(v);
+        if (id == (tok_t)-1 && PyErr_Occurred()) { PyBuffer_Release(&view); return -1; }
+        out[i] = id;
+    }
+    buf->len += n;
+    PyBuffer_Release(&view);
+    return 0;
+}
+
 /* Append the tokens of `seq` to buf.  what/idx name the item in errors. */
 static int append_seq(TokBuf *buf, PyObject *seq, PyObject *vocab,
                       const char *what, Py_ssize_t inst, Py_ssize_t ref) {
@@ -113,6 +172,11 @@ static int append_seq(TokBuf *buf, PyObject *seq, PyObject *vocab,
     if (!vocab) {
         PyErr_SetString(PyExc_SystemError, "non-str item in code point mode");
         return -1;
+    }
+    if (PyObject_CheckBuffer(seq) && !PyBytes_Check(seq)) {
+        /* 1-D integer arrays (numpy, array.array): read values, intern as ints */
+        int rc = append_int_buffer(buf, seq, vocab);
+        if (rc <= 0) return rc;  /* 0 = done, -1 = error; 1 = not an int buffer */
     }
     PyObject *fast = PySequence_Fast(seq, "");
     if (!fast) {

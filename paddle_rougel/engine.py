@@ -83,21 +83,6 @@ def default_threads() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
-def _plain(seq: Any) -> Any:
-    # numpy arrays become lists of Python ints so that token equality is the
-    # same as for lists (and the C side needs no numpy headers).
-    return seq.tolist() if isinstance(seq, np.ndarray) else seq
-
-
-def _normalise(cands: Sequence, ref_lists: Sequence):
-    if any(isinstance(c, np.ndarray) for c in cands):
-        cands = [_plain(c) for c in cands]
-    if any(not isinstance(r, (str, type(None))) and any(isinstance(x, np.ndarray) for x in r)
-           for r in ref_lists if isinstance(r, (list, tuple))):
-        ref_lists = [[_plain(x) for x in r] if isinstance(r, (list, tuple)) else r for r in ref_lists]
-    return cands, ref_lists
-
-
 def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) -> LcsResult:
     """LCS lengths of each candidate against each of its references.
 
@@ -113,7 +98,6 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")
-    cands, ref_lists = _normalise(cands, ref_lists)
     if _BACKEND == "c":
         raw = _c_ext.lcs_batch(cands, ref_lists, threads or default_threads())
         return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
