@@ -98,6 +98,10 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")
+    if not isinstance(cands, (list, tuple)):
+        cands = list(cands)  # generators: both back ends need len() and two passes
+    if not isinstance(ref_lists, (list, tuple)):
+        ref_lists = list(ref_lists)
     if _BACKEND == "c":
         raw = _c_ext.lcs_batch(cands, ref_lists, threads or default_threads())
         return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
@@ -181,7 +185,7 @@ def _python_lcs_batch(cands: Sequence, ref_lists: Sequence) -> LcsResult:
         for j, ref in enumerate(refs):
             ref = _check_seq(ref, i, f"reference {j}")
             try:
-                lcs.append(_python_lcs_pair(masks, n, ref) if n else 0)
+                lcs.append(_python_lcs_pair(masks, n, ref))  # also hashes tokens when n == 0
             except TypeError:
                 raise TypeError(f"instance {i}, reference {j}: a token is unhashable") from None
             ref_len.append(len(ref))

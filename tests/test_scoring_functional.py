@@ -1,0 +1,178 @@
+"""Scoring formulas, the TF-Text compatible functional API and gamma <-> alpha."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+import oracle
+from paddle_rougel import RougeL, alpha_from_gamma, gamma_from_alpha, rouge_l, scoring
+
+HYP = [["captain", "of", "the", "delta", "flight"], ["the", "1990", "transcript"]]
+REF = [["delta", "air", "lines", "flight"], ["this", "concludes", "the", "transcript"]]
+
+
+# ------------------------------------------------------------- TF-Text examples
+
+def test_tf_text_example_default_alpha():
+    f, p, r = rouge_l(HYP, REF)
+    np.testing.assert_allclose(f, [0.44444, 0.57143], atol=5e-6)
+    np.testing.assert_allclose(p, [0.4, 0.66667], atol=5e-6)
+    np.testing.assert_allclose(r, [0.5, 0.5], atol=5e-6)
+    assert f.dtype == p.dtype == r.dtype == np.float64
+
+
+def test_tf_text_example_alpha_0_and_1():
+    np.testing.assert_allclose(rouge_l(HYP, REF, alpha=0).f_measure, [0.5, 0.5], atol=5e-6)
+    np.testing.assert_allclose(rouge_l(HYP, REF, alpha=1).f_measure, [0.4, 0.66667], atol=5e-6)
+
+
+def test_tf_text_example_ab_vs_b():
+    out = rouge_l([["a", "b"]], [["b"]], alpha=1)
+    assert out.f_measure.tolist() == [0.5]
+    assert out.p_measure.tolist() == [0.5]
+    assert out.r_measure.tolist() == [1.0]
+    assert out._fields == ("f_measure", "p_measure", "r_measure")
+
+
+@pytest.mark.parametrize("alpha", [1.0000001, 2, float("inf"), float("nan")])
+def test_alpha_above_one_or_not_finite_is_rejected(alpha):
+    with pytest.raises(ValueError):
+        rouge_l(HYP, REF, alpha=alpha)
+
+
+# ------------------------------------------------------------- against the oracle
+
+def _pairs(seed, n=400):
+    rng = random.Random(seed)
+    hyps, refs = [], []
+    for _ in range(n):
+        kind = rng.choice(["ab", "words", "ints", "cjk", "astral"])
+        hyps.append(oracle.random_seq(rng, rng.randrange(0, 30), kind))
+        refs.append(oracle.random_seq(rng, rng.randrange(0, 30), kind))
+    return hyps, refs
+
+
+@pytest.mark.parametrize("alpha", [None, 0.0, 0.1, 0.5, 0.8, 1.0, 1 / (1 + 1.2 ** 2)])
+def test_rouge_l_matches_plain_formula(alpha):
+    hyps, refs = _pairs(21)
+    f, p, r = rouge_l(hyps, refs, alpha=alpha)
+    a = 0.5 if alpha is None else alpha
+    for i, (h, ref) in enumerate(zip(hyps, refs)):
+        ep, er = oracle.pr(oracle.lcs(h, ref), len(h), len(ref))
+        assert p[i] == pytest.approx(ep, abs=1e-15)
+        assert r[i] == pytest.approx(er, abs=1e-15)
+        assert f[i] == pytest.approx(oracle.f_alpha(ep, er, a), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("alpha", [-1, -0.5, -1e-9])
+def test_negative_alpha_is_tensor2tensor(alpha):
+    hyps, refs = _pairs(22)
+    f, p, r = rouge_l(hyps, refs, alpha=alpha)
+    for i in range(len(hyps)):
+        P, R = float(p[i]), float(r[i])
+        beta = P / (R + 1e-12)
+        want = (1 + beta ** 2) * R * P / (R + beta ** 2 * P + 1e-12)
+        assert f[i] == pytest.approx(want, rel=1e-12, abs=1e-15)
+    # and it is not the alpha=0.5 figure in general
+    assert not np.allclose(f, rouge_l(hyps, refs).f_measure)
+
+
+def test_empty_side_scores_zero_in_every_mode():
+    hyps = [[], ["a"], "", "abc", []]
+    refs = [["a"], [], "abc", "", []]
+    for alpha in (None, 0, 0.3, 1, -1):
+        f, p, r = rouge_l(hyps, refs, alpha=alpha)
+        assert f.tolist() == p.tolist() == r.tolist() == [0.0] * 5
+
+
+def test_no_overlap_scores_zero_without_nan():
+    with np.errstate(all="raise"):
+        f, p, r = rouge_l(["abc", "x"], ["def", "y"], alpha=-1)
+    assert f.tolist() == [0.0, 0.0] and not np.isnan(f).any()
+
+
+def test_rouge_l_accepts_numpy_and_mixed_containers():
+    f, p, r = rouge_l([np.array([1, 2, 3]), "abc"], [[1, 3], ["a", "c"]])
+    assert p.tolist() == [2 / 3, 2 / 3] and r.tolist() == [1.0, 1.0]
+
+
+# ------------------------------------------------------------- gamma <-> alpha
+
+@pytest.mark.parametrize("gamma", [0.0, 0.3, 0.5, 1.0, 1.2, 2.0, 3.7])
+def test_metric_gamma_equals_functional_alpha(gamma):
+    hyps, refs = _pairs(23, n=300)
+    m = RougeL(gamma=gamma)
+    m.add_batch(hyps, [[r] for r in refs])
+    f_metric = m.per_instance().fmeasure
+    f_func = rouge_l(hyps, refs, alpha=1 / (1 + gamma ** 2)).f_measure
+    np.testing.assert_allclose(f_metric, f_func, rtol=1e-12, atol=1e-15)
+    assert alpha_from_gamma(gamma) == pytest.approx(1 / (1 + gamma ** 2), rel=1e-15)
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.5, 1.0, 1.2, 2.0, 10.0])
+def test_gamma_alpha_round_trip(gamma):
+    assert gamma_from_alpha(alpha_from_gamma(gamma)) == pytest.approx(gamma, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.25, 0.5, 0.9, 1.0])
+def test_alpha_gamma_round_trip(alpha):
+    assert alpha_from_gamma(gamma_from_alpha(alpha)) == pytest.approx(alpha, rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, -0.5, 1.5])
+def test_gamma_from_alpha_outside_domain(alpha):
+    with pytest.raises(ValueError):
+        gamma_from_alpha(alpha)
+
+
+@pytest.mark.parametrize("gamma", [-0.1, float("nan"), float("inf"), -float("inf")])
+def test_alpha_from_bad_gamma(gamma):
+    with pytest.raises(ValueError):
+        alpha_from_gamma(gamma)
+
+
+# ------------------------------------------------------------- scoring module
+
+def test_f_gamma_matches_paddlenlp_operation_order_bitwise():
+    rng = random.Random(24)
+    for _ in range(2000):
+        p, r = rng.choice([0.0, rng.random()]), rng.choice([0.0, rng.random()])
+        g = rng.choice([0.5, 1.0, 1.2, 2.0, rng.random() * 3])
+        assert float(scoring.f_gamma(np.array([p]), np.array([r]), g)[0]) == oracle.f_gamma(p, r, g)
+
+
+def test_reduce_refs_modes_against_oracle():
+    rng = random.Random(25)
+    cands, ref_lists = [], []
+    for _ in range(500):
+        kind = rng.choice(["ab", "words", "cjk"])
+        cands.append(oracle.random_seq(rng, rng.randrange(0, 25), kind))
+        ref_lists.append([oracle.random_seq(rng, rng.randrange(0, 25), kind)
+                          for _ in range(rng.choice([1, 2, 3, 4]))])
+    # exact ties in F: the same P/R twice, and swapped P and R (the F is symmetric)
+    cands += ["abcd", "ab", "abcd"]
+    ref_lists += [["abxx", "abyy"], ["a", "abxx"], ["a", "ab", "abcd"]]
+    from paddle_rougel import lcs_batch
+    res = lcs_batch(cands, ref_lists)
+    p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
+    for mode in ("max_pr", "best", "avg"):
+        for g in (0.5, 1.2):
+            P, R, F = scoring.reduce_refs(p, r, res.offsets, mode, lambda a, b: scoring.f_gamma(a, b, g))
+            for i, (c, refs) in enumerate(zip(cands, ref_lists)):
+                want = oracle.score_instance(c, refs, gamma=g, mode=mode)
+                got = (P[i], R[i], F[i])
+                assert got == pytest.approx(want, rel=1e-12, abs=1e-15), (mode, g, i)
+
+
+def test_reduce_refs_best_takes_first_on_ties():
+    # instance 0: refs give (P, R) = (1/2, 1) and (1, 1/2): equal F at gamma 1 -> first
+    p = np.array([0.5, 1.0, 1.0, 0.5])
+    r = np.array([1.0, 0.5, 0.5, 1.0])
+    P, R, F = scoring.reduce_refs(p, r, np.array([0, 2, 4]), "best", lambda a, b: scoring.f_gamma(a, b, 1.0))
+    assert P.tolist() == [0.5, 1.0] and R.tolist() == [1.0, 0.5]
+    assert math.isclose(F[0], F[1])
+    with pytest.raises(ValueError):
+        scoring.reduce_refs(p, r, np.array([0, 4]), "mean", scoring.f_gamma)
