@@ -20,8 +20,9 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
+import paddle
 
-from . import engine, scoring
+from . import convert, device, engine, scoring
 from .state import MergeableMetric
 
 __all__ = ["RougeL"]
@@ -29,8 +30,11 @@ __all__ = ["RougeL"]
 _FLUSH_AT = 4096  # buffered add_inst instances per engine call
 
 
-def _check_instance(cand: Any, ref_list: Any, index: int) -> None:
-    """Structural checks done eagerly, so a bad call leaves the state unchanged."""
+def _check_instance(cand: Any, ref_list: Any, index: int) -> tuple:
+    """Structural checks done eagerly, so a bad call leaves the state unchanged.
+
+    Returns ``(cand, ref_list)`` with one-shot iterables materialised, since
+    they are buffered and read again at the next flush."""
     if cand is None:
         raise TypeError(f"instance {index}: candidate is None")
     if ref_list is None or isinstance(ref_list, (str, bytes)):
@@ -39,28 +43,39 @@ def _check_instance(cand: Any, ref_list: Any, index: int) -> None:
             f"instance {index}: ref_list must be a list of references, got {got} "
             "(wrap a single reference as [ref])"
         )
-    if not isinstance(ref_list, (list, tuple)):
-        try:
-            ref_list = list(ref_list)
-        except TypeError:
-            raise TypeError(f"instance {index}: ref_list must be a list of references, "
-                            f"got {type(ref_list).__name__}") from None
+    try:  # a copy: the caller's list is never modified, iterators are materialised
+        ref_list = list(ref_list)
+    except TypeError:
+        raise TypeError(f"instance {index}: ref_list must be a list of references, "
+                        f"got {type(ref_list).__name__}") from None
     if len(ref_list) == 0:
         raise ValueError(f"instance {index}: ref_list is empty (need at least one reference)")
     for j, ref in enumerate(ref_list):
         if ref is None:
             raise TypeError(f"instance {index}, reference {j}: got None")
         if not isinstance(ref, str):
-            _check_tokens(ref, f"instance {index}, reference {j}")
+            ref_list[j] = _check_tokens(ref, f"instance {index}, reference {j}")
     if not isinstance(cand, str):
-        _check_tokens(cand, f"instance {index}, candidate")
+        cand = _check_tokens(cand, f"instance {index}, candidate")
+    return cand, ref_list
 
 
-def _check_tokens(seq: Any, where: str) -> None:
+def _check_tokens(seq: Any, where: str) -> Any:
+    """Check every token is hashable; return seq, or a tuple of it if it was a one-shot iterator."""
     try:
-        hash(tuple(seq))  # one C-level pass: every token must be hashable
+        toks = tuple(seq)
+        hash(toks)  # one C-level pass: every token must be hashable
     except TypeError as e:
         raise TypeError(f"{where}: expected a str or a sequence of hashable tokens ({e})") from None
+    return seq if isinstance(seq, (list, tuple, np.ndarray)) else toks
+
+
+def _opt_id(v: Any, what: str) -> Optional[int]:
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what} must be an int or None, got {type(v).__name__}")
+    return int(v)
 
 
 class RougeL(MergeableMetric):
@@ -80,7 +95,23 @@ class RougeL(MergeableMetric):
             and max R separately, as paddlenlp and DuReader), ``"best"`` (the
             reference with the highest F, as rouge-score), ``"avg"``.
         sync_dist: all-reduce the state over ``paddle.distributed`` in
-            ``accumulate()`` (see the README, "Distributed evaluation").
+            ``accumulate()`` (see the README, "Distributed evaluation").  Leave
+            it off under hapi ``Model`` on several ranks: hapi all-gathers the
+            outputs before ``compute``, so every rank already sees every instance.
+        pad_id: device path: pad tokens are dropped from both sides.
+        eos_id: device path: each side ends at its first eos (excluded).
+        paddlenlp_compat: device path: reproduce paddlenlp's
+            ``default_trans_func`` conversion exactly (logits multiplied by
+            ``seq_mask`` before argmax; only the ``seq_mask`` cut, so ``pad_id``
+            and ``eos_id`` must be None).  Scores equal paddlenlp's
+            ``RougeL(vocab=...).update`` (see ``update``).
+
+    Device path (no ``trans_func``): ``compute(output, label, seq_mask=None)``
+    runs the conversion (:mod:`paddle_rougel.convert`) and the Paddle-op LCS
+    (:mod:`paddle_rougel.device`) on the inputs' place and returns one int64
+    tensor [B, 3] of (lcs, cand_len, ref_len); ``update`` with that single
+    array only folds it into the state.  The model output is the candidate,
+    the label the reference.
     """
 
     def __init__(
@@ -91,6 +122,9 @@ class RougeL(MergeableMetric):
         name: str = "rouge-l",
         multi_ref: str = "max_pr",
         sync_dist: bool = False,
+        pad_id: Optional[int] = None,
+        eos_id: Optional[int] = None,
+        paddlenlp_compat: bool = False,
         *args,
         **kwargs,
     ):
@@ -102,6 +136,13 @@ class RougeL(MergeableMetric):
         self.trans_func = trans_func
         self.vocab = vocab
         self._name = name
+        self.pad_id = _opt_id(pad_id, "pad_id")
+        self.eos_id = _opt_id(eos_id, "eos_id")
+        self.paddlenlp_compat = bool(paddlenlp_compat)
+        if self.paddlenlp_compat and (self.pad_id is not None or self.eos_id is not None):
+            raise ValueError("paddlenlp_compat=True reproduces paddlenlp's conversion, which has "
+                             "no pad_id / eos_id: leave them None")
+        self._canon_cache: tuple = (None, None, {})  # (vocab, numpy table, {place: tensor})
         self.add_state("f_sum", 0.0, "sum")
         self.add_state("p_sum", 0.0, "sum")
         self.add_state("r_sum", 0.0, "sum")
@@ -119,7 +160,7 @@ class RougeL(MergeableMetric):
             cand: the candidate: a str (characters are tokens) or a sequence of tokens.
             ref_list: a non-empty list of references of the same kind.
         """
-        _check_instance(cand, ref_list, self._n_seen())
+        cand, ref_list = _check_instance(cand, ref_list, self._n_seen())
         self._pending_cands.append(cand)
         self._pending_refs.append(ref_list)
         self._pending_extra.append(None)
@@ -211,22 +252,78 @@ class RougeL(MergeableMetric):
         return float(engine.lcs_length(string, sub))
 
     # ------------------------------------------------------- paddle.metric API
-    def update(self, output, label, seq_mask=None):
-        """Accumulate a batch of network output (paddlenlp call pattern).
+    def compute(self, output, label, seq_mask=None, *extra):
+        """hapi step 1, on the inputs' place: the per-instance LCS figures.
 
-        With ``trans_func``: ``cand_list, ref_lists = trans_func(output, label, seq_mask)``.
+        ``output``: logits [B, T, V] or ids [B, T]; ``label``: ids [B, T] or
+        [B, T, 1]; ``seq_mask``: optional [B, T].  Returns ``[packed]`` with
+        ``packed`` an int64 tensor [B, 3] of (lcs, cand_len, ref_len), which
+        hapi turns into numpy and hands to ``update``.  With ``trans_func``
+        the inputs are passed through unchanged (``update`` converts them).
         """
+        if extra:
+            raise TypeError(f"compute(output, label, seq_mask=None) got {3 + len(extra)} arguments: "
+                            "the network must return one output (logits or ids)")
+        if self.trans_func is not None:
+            return [output, label] + ([] if seq_mask is None else [seq_mask])
+        with paddle.no_grad():
+            place = output.place if isinstance(output, paddle.Tensor) else None
+            cand, cv, ref, rv = convert.prepare(
+                output, label, seq_mask, pad_id=self.pad_id, eos_id=self.eos_id,
+                canon=self._canon(place), mask_logits=self.paddlenlp_compat)
+            lcs = device.lcs_masked(cand, cv, ref, rv)
+            return [paddle.stack([lcs, cv.astype("int64").sum(axis=1),
+                                  rv.astype("int64").sum(axis=1)], axis=1)]
+
+    def update(self, output, label=None, seq_mask=None):
+        """Accumulate a batch.  Two call patterns, told apart by arity:
+
+        * hapi: ``update(packed)``, one argument, the [B, 3] integer array of
+          ``compute`` (lcs, cand_len, ref_len): folded into the state only;
+        * paddlenlp: ``update(output, label[, seq_mask])`` with raw network
+          output (numpy or tensors): with ``trans_func``,
+          ``cand_list, ref_lists = trans_func(output, label, seq_mask)`` scored
+          by the host engine (as paddlenlp); otherwise ``compute`` then fold,
+          so both patterns give the same score.
+
+        Unlike paddlenlp, no ``vocab`` is needed: without one, token ids are
+        the tokens (paddlenlp raises instead).
+        """
+        if label is None:
+            if seq_mask is not None:
+                raise TypeError("update(): seq_mask given without label")
+            return self._fold_packed(output)
         if self.trans_func is None:
-            raise AttributeError("update() needs trans_func (or see the device path)")
+            return self._fold_packed(self.compute(output, label, seq_mask)[0])
         cand_list, ref_lists = self.trans_func(output, label, seq_mask)
         if len(cand_list) != len(ref_lists):
             raise ValueError(f"trans_func returned {len(cand_list)} candidates but "
                              f"{len(ref_lists)} reference lists")
         self.add_batch(cand_list, ref_lists)
 
+    def _fold_packed(self, packed) -> scoring.Score:
+        arr = convert.check_packed(packed)
+        self._flush()
+        p, r = scoring.precision_recall(arr[:, 0], arr[:, 1], arr[:, 2])
+        return self._fold(scoring.Score(p, r, self._f(p, r)))
+
+    def _canon(self, place):
+        """The vocab's canonical-id table as a tensor on ``place`` (built once per vocab)."""
+        if self.vocab is None:
+            return None
+        vocab, table, per_place = self._canon_cache
+        if vocab is not self.vocab:
+            table, per_place = convert.vocab_table(self.vocab), {}
+            self._canon_cache = (self.vocab, table, per_place)
+        key = str(place)
+        if key not in per_place:
+            per_place[key] = paddle.to_tensor(table, place=place)
+        return per_place[key]
+
     # ----------------------------------------------------- state/merge hooks
     def _config(self) -> dict:
-        return {"gamma": self.gamma, "multi_ref": self.multi_ref}
+        return {"gamma": self.gamma, "multi_ref": self.multi_ref, "pad_id": self.pad_id,
+                "eos_id": self.eos_id, "paddlenlp_compat": self.paddlenlp_compat}
 
     def _clear_local(self) -> None:
         self._pending_cands, self._pending_refs, self._pending_extra = [], [], []

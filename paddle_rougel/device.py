@@ -1,0 +1,194 @@
+"""Exact batched LCS written with Paddle tensor operations only (the device path).
+
+``lcs_device(cand, cand_len, ref, ref_len)`` returns the LCS length of each
+row pair ``(cand[i, :cand_len[i]], ref[i, :ref_len[i]])``.  Every tensor is
+created on the inputs' place, so the same code runs on CPU and GPU.
+
+Algorithm: Hyyro's bit-vector LCS, vectorised over the batch.  The longer
+side (the "bit side") is packed ``w <= 62`` bits per int64 word (Paddle has
+no uint64; a sum of two 62-bit values fits a signed int64, so additions and
+carries are exact).  For each position j of the shorter side::
+
+    U = V & M_j
+    V = (V + U) | (V - U)        # V - U == V & ~M_j since U is a subset of V
+
+with the multi-word carry of ``V + U`` propagated by ripple (few words) or
+by a carry-lookahead built from ``cummax`` (many words).  LCS = number of
+zero bits of V.
+
+Match masks: instead of comparing every bit-side token with every step's
+token (O(L) work per step), each row's bit-side tokens are sorted once; a
+table holds, per distinct token of the row, the packed mask of its
+positions (built with one ``scatter_nd_add``: bits are distinct, so add ==
+or), and ``searchsorted`` finds each step token's entry.  Work: O(B L log L)
+once plus O(B * ceil(L / 62)) word operations per step.  Memory: the table
+and the gathered masks are B x L x ceil(L / 62) words; rows are processed in
+groups so that they never exceed ``_BUDGET_WORDS`` (everything else is
+O(B x L)).
+
+Invalid positions (padding, dropped tokens, beyond a length) are encoded so
+that they never match: a valid token t becomes key 2t, invalid bit-side
+positions -1 and invalid step-side positions -3.  An LCS with never-matching
+fillers equals the LCS with the fillers removed, so masking is exact as long
+as the lengths count only valid tokens.
+
+Host synchronisation: one, to read the two maximal lengths (the loop bound
+and the word count).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import paddle
+
+__all__ = ["lcs_device", "lcs_masked"]
+
+_MAX_BITS = 62
+_BUDGET_WORDS = 1 << 22  # per row group: mask table and gathered masks (32 MB each)
+_LOOKAHEAD_FROM = 4  # words: ripple carries below, carry-lookahead from here on
+
+
+def _lengths_mask(length: paddle.Tensor, width: int) -> paddle.Tensor:
+    pos = paddle.arange(width, dtype="int64", device=length.place).unsqueeze(0)
+    return pos < length.astype("int64").unsqueeze(1)
+
+
+def lcs_device(cand: paddle.Tensor, cand_len: paddle.Tensor, ref: paddle.Tensor,
+               ref_len: paddle.Tensor, *, carry: Optional[str] = None) -> paddle.Tensor:
+    """LCS length of each row pair; tokens are integers (int32/int64).
+
+    Args:
+        cand, ref: [B, Tc] and [B, Tr] integer token tensors; only the first
+            ``cand_len[i]`` / ``ref_len[i]`` tokens of row i are used.
+        cand_len, ref_len: [B] integer lengths (clipped to [0, T]).
+        carry: force ``"ripple"`` or ``"lookahead"`` (tests); default by word count.
+
+    Returns:
+        int64 tensor [B] on the inputs' place.
+    """
+    _check_pair(cand, ref)
+    tc, tr = cand.shape[1], ref.shape[1]
+    cl = paddle.clip(cand_len.astype("int64"), 0, tc)
+    rl = paddle.clip(ref_len.astype("int64"), 0, tr)
+    return lcs_masked(cand, _lengths_mask(cl, tc), ref, _lengths_mask(rl, tr), carry=carry)
+
+
+def _check_pair(cand, ref):
+    for name, t in (("cand", cand), ("ref", ref)):
+        if not isinstance(t, paddle.Tensor):
+            raise TypeError(f"{name} must be a paddle.Tensor, got {type(t).__name__}")
+        if t.ndim != 2:
+            raise ValueError(f"{name} must be [B, T], got shape {list(t.shape)}")
+        if t.dtype not in (paddle.int32, paddle.int64):
+            raise TypeError(f"{name} must hold integer token ids, got {t.dtype}")
+    if cand.shape[0] != ref.shape[0]:
+        raise ValueError(f"batch sizes differ: cand has {cand.shape[0]} rows, ref has {ref.shape[0]}")
+
+
+def lcs_masked(cand: paddle.Tensor, cand_valid: paddle.Tensor, ref: paddle.Tensor,
+               ref_valid: paddle.Tensor, *, carry: Optional[str] = None) -> paddle.Tensor:
+    """LCS of each row pair where only the positions with ``*_valid`` True count.
+
+    Invalid positions may sit anywhere (middle of a row too): they behave as
+    removed tokens.  Returns int64 [B].
+    """
+    _check_pair(cand, ref)
+    b = cand.shape[0]
+    ck = paddle.where(cand_valid, cand.astype("int64") * 2, paddle.full_like(cand, -1, dtype="int64"))
+    rk = paddle.where(ref_valid, ref.astype("int64") * 2, paddle.full_like(ref, -3, dtype="int64"))
+    nc = cand_valid.astype("int64").sum(axis=1)
+    nr = ref_valid.astype("int64").sum(axis=1)
+    dev = cand.place
+    if b == 0:
+        return paddle.zeros([0], dtype="int64", device=dev)
+    # compact valid tokens to the front of each row (stable), so the loop
+    # bound is the longest valid length, not the padded width
+    ck = _compact(ck, cand_valid)
+    rk = _compact(rk, ref_valid)
+    # the one host synchronisation: both maximal lengths at once
+    mc, mr = (int(v) for v in paddle.stack([nc.max(), nr.max()]).numpy())
+    if mc == 0 or mr == 0:
+        return paddle.zeros([b], dtype="int64", device=dev)
+    ck, rk = ck[:, :mc], rk[:, :mr]
+    if mr > mc:  # LCS is symmetric: loop over the shorter side, pack the longer
+        ck, rk, mc, mr = rk, ck, mr, mc
+        ck = paddle.where(ck == -3, paddle.full_like(ck, -1), ck)
+        rk = paddle.where(rk == -1, paddle.full_like(rk, -3), rk)
+    words = -(-mc // _MAX_BITS)
+    width = -(-mc // words)  # bits per word, balanced over the words
+    rows = max(1, _BUDGET_WORDS // (max(mc, mr) * words))
+    if rows >= b:
+        return _lcs_bits(ck, rk, words, width, carry)
+    parts = [_lcs_bits(ck[s:s + rows], rk[s:s + rows], words, width, carry) for s in range(0, b, rows)]
+    return paddle.concat(parts)
+
+
+def _compact(keys: paddle.Tensor, valid: paddle.Tensor) -> paddle.Tensor:
+    order = paddle.argsort(paddle.logical_not(valid).astype("int32"), axis=1, stable=True)
+    return paddle.take_along_axis(keys, order, axis=1)
+
+
+def _lcs_bits(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int,
+              carry: Optional[str]) -> paddle.Tensor:
+    b, lc = ck.shape
+    lr = rk.shape[1]
+    dev = ck.place
+    nbits = words * width
+    if nbits > lc:  # pad the bit side to whole words with never-matching fillers
+        ck = paddle.concat([ck, paddle.full([b, nbits - lc], -1, dtype="int64", device=dev)], axis=1)
+        lc = nbits
+    # --- mask table: one entry per run of equal keys in the sorted row
+    perm = paddle.argsort(ck, axis=1)
+    skey = paddle.take_along_axis(ck, perm, axis=1)
+    new_run = paddle.concat(
+        [paddle.ones([b, 1], dtype="int64", device=dev), (skey[:, 1:] != skey[:, :-1]).astype("int64")], axis=1)
+    run = paddle.cumsum(new_run, axis=1) - 1  # [b, lc] run index of each sorted position
+    row = paddle.arange(b, dtype="int64", device=dev).unsqueeze(1)
+    w = paddle.full([], width, dtype="int64", device=dev)
+    slot = (row * lc + run) * words + perm // width
+    bit = paddle.bitwise_left_shift(paddle.ones_like(perm), perm % width)
+    table = paddle.scatter_nd_add(paddle.zeros([b * lc * words], dtype="int64", device=dev),
+                                  slot.reshape([-1, 1]), bit.reshape([-1]))
+    # --- each step token's entry (0 when it does not occur on the bit side)
+    pos = paddle.clip(paddle.searchsorted(skey, rk), 0, lc - 1)
+    found = (paddle.take_along_axis(skey, pos, axis=1) == rk).astype("int64")
+    entry = (row * lc + paddle.take_along_axis(run, pos, axis=1)) * words  # [b, lr]
+    idx = entry.unsqueeze(2) + paddle.arange(words, dtype="int64", device=dev).reshape([1, 1, words])
+    masks = paddle.gather(table, idx.reshape([-1])).reshape([b, lr, words]) * found.unsqueeze(2)
+    del table
+    steps = paddle.unbind(masks.transpose([1, 0, 2]), axis=0)  # lr tensors [b, words]
+    full = paddle.full([], (1 << width) - 1, dtype="int64", device=dev)
+    v = paddle.full([b, words], (1 << width) - 1, dtype="int64", device=dev)
+    mode = carry or ("ripple" if words < _LOOKAHEAD_FROM else "lookahead")
+    if words == 1:
+        for m in steps:
+            u = v & m
+            v = ((v + u) & full) | (v - u)
+    elif mode == "ripple":
+        zero = paddle.zeros([b, 1], dtype="int64", device=dev)
+        for m in steps:
+            u = v & m
+            s = v + u
+            for _ in range(words - 1):
+                c = paddle.bitwise_right_shift(s, w)
+                s = (s & full) + paddle.concat([zero, c[:, :-1]], axis=1)
+            v = (s & full) | (v - u)
+    elif mode == "lookahead":
+        zero = paddle.zeros([b, 1], dtype="int64", device=dev)
+        ar = paddle.arange(words, dtype="int64", device=dev).unsqueeze(0).expand([b, words])
+        neg = paddle.full([b, words], -1, dtype="int64", device=dev)
+        for m in steps:
+            u = v & m
+            s = v + u
+            g = paddle.bitwise_right_shift(s, w)  # carry generated by the word (0/1)
+            lo = s & full
+            # carry out of word k = g of the last word <= k that does not propagate
+            last = paddle.cummax(paddle.where(lo == full, neg, ar), axis=1)[0]
+            cout = paddle.take_along_axis(g, paddle.clip(last, 0), axis=1) * (last >= 0).astype("int64")
+            v = ((lo + paddle.concat([zero, cout[:, :-1]], axis=1)) & full) | (v - u)
+    else:
+        raise ValueError(f"carry must be 'ripple' or 'lookahead', got {carry!r}")
+    # LCS = zero bits of V
+    shifts = paddle.arange(width, dtype="int64", device=dev).reshape([1, 1, width])
+    ones = (paddle.bitwise_right_shift(v.unsqueeze(2), shifts) % 2).sum(axis=[1, 2])
+    return nbits - ones
