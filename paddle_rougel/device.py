@@ -16,15 +16,27 @@ with the multi-word carry of ``V + U`` propagated by ripple (few words) or
 by a carry-lookahead built from ``cummax`` (many words).  LCS = number of
 zero bits of V.
 
-Match masks: instead of comparing every bit-side token with every step's
-token (O(L) work per step), each row's bit-side tokens are sorted once; a
-table holds, per distinct token of the row, the packed mask of its
-positions (built with one ``scatter_nd_add``: bits are distinct, so add ==
-or), and ``searchsorted`` finds each step token's entry.  Work: O(B L log L)
-once plus O(B * ceil(L / 62)) word operations per step.  Memory: the table
-and the gathered masks are B x L x ceil(L / 62) words; rows are processed in
-groups so that they never exceed ``_BUDGET_WORDS`` (everything else is
-O(B x L)).
+Match masks M_j (bit k set iff bit-side token k equals step token j) come
+from one of two sources:
+
+* table (default): each row's bit-side tokens are sorted once; a table
+  holds, per distinct token of the row, the packed mask of its positions
+  (built with one ``scatter_nd_add``: bits are distinct, so add == or), and
+  ``searchsorted`` finds each step token's entry.  Work: O(B L log L) once
+  plus O(B * ceil(L / 62)) word operations per step.  The table and the
+  gathered masks are B x L x ceil(L / 62) words, so rows are processed in
+  groups that keep each of them under ``_BUDGET_WORDS``.
+* compare-and-pack: at each step, compare the step token of every row with
+  all bit-side keys ([B, L] bool) and pack the result into words (times a
+  [62] vector of powers of two, summed).  O(B L) work per step, nothing
+  kept between steps.  Used when even one row's table would exceed
+  ``_BUDGET_WORDS`` (L * ceil(L / 62) > _BUDGET_WORDS, i.e. L above about
+  16,000 with the default budget).
+
+Memory: O(B x L) words, plus on the table path a mask table and gathered
+masks capped at ``_BUDGET_WORDS`` words each per row group; above that the
+compare-and-pack path keeps memory O(B x L).  ``masks="table"`` or
+``masks="compare"`` forces a source (tests).
 
 Invalid positions (padding, dropped tokens, beyond a length) are encoded so
 that they never match: a valid token t becomes key 2t, invalid bit-side
@@ -37,14 +49,15 @@ and the word count).
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterator, List, Optional
 
 import paddle
 
 __all__ = ["lcs_device", "lcs_masked"]
 
 _MAX_BITS = 62
-_BUDGET_WORDS = 1 << 22  # per row group: mask table and gathered masks (32 MB each)
+_BUDGET_WORDS = 1 << 22  # per row group: mask table and gathered masks (32 MB each);
+# when one row's table alone exceeds it, masks are built by compare-and-pack
 _LOOKAHEAD_FROM = 4  # words: ripple carries below, carry-lookahead from here on
 
 
@@ -54,7 +67,8 @@ def _lengths_mask(length: paddle.Tensor, width: int) -> paddle.Tensor:
 
 
 def lcs_device(cand: paddle.Tensor, cand_len: paddle.Tensor, ref: paddle.Tensor,
-               ref_len: paddle.Tensor, *, carry: Optional[str] = None) -> paddle.Tensor:
+               ref_len: paddle.Tensor, *, carry: Optional[str] = None,
+               masks: Optional[str] = None) -> paddle.Tensor:
     """LCS length of each row pair; tokens are integers (int32/int64).
 
     Args:
@@ -62,6 +76,9 @@ def lcs_device(cand: paddle.Tensor, cand_len: paddle.Tensor, ref: paddle.Tensor,
             ``cand_len[i]`` / ``ref_len[i]`` tokens of row i are used.
         cand_len, ref_len: [B] integer lengths (clipped to [0, T]).
         carry: force ``"ripple"`` or ``"lookahead"`` (tests); default by word count.
+        masks: force the match-mask source, ``"table"`` or ``"compare"``
+            (tests); default ``"table"`` unless one row's table would exceed
+            ``_BUDGET_WORDS``.
 
     Returns:
         int64 tensor [B] on the inputs' place.
@@ -70,7 +87,7 @@ def lcs_device(cand: paddle.Tensor, cand_len: paddle.Tensor, ref: paddle.Tensor,
     tc, tr = cand.shape[1], ref.shape[1]
     cl = paddle.clip(cand_len.astype("int64"), 0, tc)
     rl = paddle.clip(ref_len.astype("int64"), 0, tr)
-    return lcs_masked(cand, _lengths_mask(cl, tc), ref, _lengths_mask(rl, tr), carry=carry)
+    return lcs_masked(cand, _lengths_mask(cl, tc), ref, _lengths_mask(rl, tr), carry=carry, masks=masks)
 
 
 def _check_pair(cand, ref):
@@ -86,13 +103,17 @@ def _check_pair(cand, ref):
 
 
 def lcs_masked(cand: paddle.Tensor, cand_valid: paddle.Tensor, ref: paddle.Tensor,
-               ref_valid: paddle.Tensor, *, carry: Optional[str] = None) -> paddle.Tensor:
+               ref_valid: paddle.Tensor, *, carry: Optional[str] = None,
+               masks: Optional[str] = None) -> paddle.Tensor:
     """LCS of each row pair where only the positions with ``*_valid`` True count.
 
     Invalid positions may sit anywhere (middle of a row too): they behave as
-    removed tokens.  Returns int64 [B].
+    removed tokens.  ``carry`` and ``masks`` as in :func:`lcs_device`.
+    Returns int64 [B].
     """
     _check_pair(cand, ref)
+    if masks not in (None, "table", "compare"):
+        raise ValueError(f"masks must be 'table' or 'compare', got {masks!r}")
     b = cand.shape[0]
     ck = paddle.where(cand_valid, cand.astype("int64") * 2, paddle.full_like(cand, -1, dtype="int64"))
     rk = paddle.where(ref_valid, ref.astype("int64") * 2, paddle.full_like(ref, -3, dtype="int64"))
@@ -116,10 +137,14 @@ def lcs_masked(cand: paddle.Tensor, cand_valid: paddle.Tensor, ref: paddle.Tenso
         rk = paddle.where(rk == -1, paddle.full_like(rk, -3), rk)
     words = -(-mc // _MAX_BITS)
     width = -(-mc // words)  # bits per word, balanced over the words
-    rows = max(1, _BUDGET_WORDS // (max(mc, mr) * words))
+    row_words = max(mc, mr) * words  # one row's mask table (and its gathered masks)
+    if masks is None:
+        masks = "table" if row_words <= _BUDGET_WORDS else "compare"
+    rows = b if masks == "compare" else max(1, _BUDGET_WORDS // row_words)
     if rows >= b:
-        return _lcs_bits(ck, rk, words, width, carry)
-    parts = [_lcs_bits(ck[s:s + rows], rk[s:s + rows], words, width, carry) for s in range(0, b, rows)]
+        return _lcs_bits(ck, rk, words, width, carry, masks)
+    parts = [_lcs_bits(ck[s:s + rows], rk[s:s + rows], words, width, carry, masks)
+             for s in range(0, b, rows)]
     return paddle.concat(parts)
 
 
@@ -129,34 +154,15 @@ def _compact(keys: paddle.Tensor, valid: paddle.Tensor) -> paddle.Tensor:
 
 
 def _lcs_bits(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int,
-              carry: Optional[str]) -> paddle.Tensor:
+              carry: Optional[str], masks: str) -> paddle.Tensor:
     b, lc = ck.shape
-    lr = rk.shape[1]
     dev = ck.place
     nbits = words * width
     if nbits > lc:  # pad the bit side to whole words with never-matching fillers
         ck = paddle.concat([ck, paddle.full([b, nbits - lc], -1, dtype="int64", device=dev)], axis=1)
         lc = nbits
-    # --- mask table: one entry per run of equal keys in the sorted row
-    perm = paddle.argsort(ck, axis=1)
-    skey = paddle.take_along_axis(ck, perm, axis=1)
-    new_run = paddle.concat(
-        [paddle.ones([b, 1], dtype="int64", device=dev), (skey[:, 1:] != skey[:, :-1]).astype("int64")], axis=1)
-    run = paddle.cumsum(new_run, axis=1) - 1  # [b, lc] run index of each sorted position
-    row = paddle.arange(b, dtype="int64", device=dev).unsqueeze(1)
+    steps = (_table_masks if masks == "table" else _compare_masks)(ck, rk, words, width)
     w = paddle.full([], width, dtype="int64", device=dev)
-    slot = (row * lc + run) * words + perm // width
-    bit = paddle.bitwise_left_shift(paddle.ones_like(perm), perm % width)
-    table = paddle.scatter_nd_add(paddle.zeros([b * lc * words], dtype="int64", device=dev),
-                                  slot.reshape([-1, 1]), bit.reshape([-1]))
-    # --- each step token's entry (0 when it does not occur on the bit side)
-    pos = paddle.clip(paddle.searchsorted(skey, rk), 0, lc - 1)
-    found = (paddle.take_along_axis(skey, pos, axis=1) == rk).astype("int64")
-    entry = (row * lc + paddle.take_along_axis(run, pos, axis=1)) * words  # [b, lr]
-    idx = entry.unsqueeze(2) + paddle.arange(words, dtype="int64", device=dev).reshape([1, 1, words])
-    masks = paddle.gather(table, idx.reshape([-1])).reshape([b, lr, words]) * found.unsqueeze(2)
-    del table
-    steps = paddle.unbind(masks.transpose([1, 0, 2]), axis=0)  # lr tensors [b, words]
     full = paddle.full([], (1 << width) - 1, dtype="int64", device=dev)
     v = paddle.full([b, words], (1 << width) - 1, dtype="int64", device=dev)
     mode = carry or ("ripple" if words < _LOOKAHEAD_FROM else "lookahead")
@@ -192,3 +198,48 @@ def _lcs_bits(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int,
     shifts = paddle.arange(width, dtype="int64", device=dev).reshape([1, 1, width])
     ones = (paddle.bitwise_right_shift(v.unsqueeze(2), shifts) % 2).sum(axis=[1, 2])
     return nbits - ones
+
+
+def _table_masks(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int) -> List[paddle.Tensor]:
+    """Step masks from a per-row table of packed position masks per distinct bit-side key.
+
+    Memory: the table ([b * lc + 1, words]) and the gathered masks
+    ([lr, b, words]); the caller keeps both under ``_BUDGET_WORDS`` by row groups.
+    """
+    b, lc = ck.shape
+    lr = rk.shape[1]
+    dev = ck.place
+    # --- mask table: one entry per run of equal keys in the sorted row
+    perm = paddle.argsort(ck, axis=1)
+    skey = paddle.take_along_axis(ck, perm, axis=1)
+    new_run = paddle.concat(
+        [paddle.ones([b, 1], dtype="int64", device=dev), (skey[:, 1:] != skey[:, :-1]).astype("int64")], axis=1)
+    run = paddle.cumsum(new_run, axis=1) - 1  # [b, lc] run index of each sorted position
+    row = paddle.arange(b, dtype="int64", device=dev).unsqueeze(1)
+    slot = (row * lc + run) * words + perm // width
+    bit = paddle.bitwise_left_shift(paddle.ones_like(perm), perm % width)
+    # one extra all-zero entry (index b * lc) for step tokens absent from the bit side
+    table = paddle.scatter_nd_add(paddle.zeros([(b * lc + 1) * words], dtype="int64", device=dev),
+                                  slot.reshape([-1, 1]), bit.reshape([-1])).reshape([b * lc + 1, words])
+    # --- each step token's entry, gathered step-major so no transpose copy is needed
+    pos = paddle.clip(paddle.searchsorted(skey, rk), 0, lc - 1)
+    found = paddle.take_along_axis(skey, pos, axis=1) == rk
+    entry = paddle.where(found, row * lc + paddle.take_along_axis(run, pos, axis=1),
+                         paddle.full_like(pos, b * lc))  # [b, lr]
+    gathered = paddle.gather(table, entry.transpose([1, 0]).reshape([-1]))  # [lr * b, words]
+    return paddle.unbind(gathered.reshape([lr, b, words]), axis=0)  # lr tensors [b, words]
+
+
+def _compare_masks(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int) -> Iterator[paddle.Tensor]:
+    """Step masks by comparing each step token with every bit-side key, then packing.
+
+    O(b * lc) work and memory per step (nothing is kept between steps).
+    """
+    b, lc = ck.shape
+    lr = rk.shape[1]
+    dev = ck.place
+    keys = ck.reshape([b, words, width])
+    powers = paddle.bitwise_left_shift(paddle.full([width], 1, dtype="int64", device=dev),
+                                       paddle.arange(width, dtype="int64", device=dev))
+    for t in paddle.unbind(rk.transpose([1, 0]).reshape([lr, b, 1, 1]), axis=0):
+        yield ((keys == t).astype("int64") * powers).sum(axis=2)  # [b, words]

@@ -49,14 +49,94 @@ def test_lcs_masked_middle_gaps_are_removed_tokens():
         np.testing.assert_array_equal(got, exp)
 
 
+def _spy_bits(monkeypatch):
+    """Record (rows, masks) of every _lcs_bits call."""
+    from paddle_rougel import device
+    calls, real = [], device._lcs_bits
+    def spy(ck, rk, words, width, carry, masks):
+        calls.append((ck.shape[0], masks))
+        return real(ck, rk, words, width, carry, masks)
+    monkeypatch.setattr(device, "_lcs_bits", spy)
+    return calls
+
+
 def test_lcs_row_groups_under_a_small_budget(monkeypatch):
     from paddle_rougel import device
-    monkeypatch.setattr(device, "_BUDGET_WORDS", 100)
+    # one row's table is at most 70 x 2 words: under the budget, so the table
+    # path is kept, in groups of >= 2 rows
+    monkeypatch.setattr(device, "_BUDGET_WORDS", 300)
+    calls = _spy_bits(monkeypatch)
     rng = np.random.default_rng(3)
     c, r = rng.integers(0, 5, (9, 70)), rng.integers(0, 5, (9, 40))
     cl, rl = rng.integers(0, 71, 9), rng.integers(0, 41, 9)
     got = lcs_device(*(paddle.to_tensor(x) for x in (c, cl, r, rl))).numpy()
     np.testing.assert_array_equal(got, _host(c, cl, r, rl))
+    assert len(calls) > 1 and {m for _, m in calls} == {"table"} and sum(n for n, _ in calls) == 9
+
+
+COMPARE_T = [0, 1, 2, 61, 62, 63, 64, 65, 123, 124, 125, 130]
+
+
+def test_compare_path_equals_host_engine():
+    rng = np.random.default_rng(20)
+    n_pairs = 0
+    for it in range(240):
+        b = int(rng.integers(1, 12))
+        tc, tr = (int(rng.choice(COMPARE_T)) for _ in range(2))
+        alpha = int(rng.choice([1, 2, 3, 8, 50, 10**6]))
+        c = rng.integers(0, alpha, (b, tc))
+        r = rng.integers(0, alpha, (b, tr))
+        cl = rng.integers(0, tc + 1, b)
+        rl = rng.integers(0, tr + 1, b)
+        kind = it % 4
+        if kind == 1:  # full rows
+            cl[:], rl[:] = tc, tr
+        elif kind == 2:  # some all-padding rows
+            cl[rng.random(b) < 0.3] = 0
+            rl[rng.random(b) < 0.3] = 0
+        elif kind == 3:  # one full row, the rest random
+            cl[0], rl[0] = tc, tr
+        carry = [None, "ripple", "lookahead"][it % 3]
+        got = lcs_device(*(paddle.to_tensor(x) for x in (c, cl, r, rl)), carry=carry, masks="compare").numpy()
+        np.testing.assert_array_equal(got, _host(c, cl, r, rl), err_msg=f"it {it} carry {carry}")
+        n_pairs += b
+    assert n_pairs > 1000
+
+
+def test_compare_path_masked_middle_gaps():
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        b, t = 8, int(rng.choice([10, 62, 125]))
+        c, r = rng.integers(0, 4, (b, t)), rng.integers(0, 4, (b, t + 7))
+        cv, rv = rng.random((b, t)) < 0.7, rng.random((b, t + 7)) < 0.6
+        got = lcs_masked(*(paddle.to_tensor(x) for x in (c, cv, r, rv)), masks="compare").numpy()
+        exp = engine.lcs_batch([c[i][cv[i]] for i in range(b)], [[r[i][rv[i]]] for i in range(b)]).lcs
+        np.testing.assert_array_equal(got, exp)
+
+
+@pytest.mark.parametrize("budget,expected", [(10**6, "table"), (125 * 3 - 1, "compare"), (1, "compare")])
+def test_compare_path_chosen_when_one_row_table_exceeds_budget(monkeypatch, budget, expected):
+    from paddle_rougel import device
+    monkeypatch.setattr(device, "_BUDGET_WORDS", budget)
+    calls = _spy_bits(monkeypatch)
+    rng = np.random.default_rng(4)
+    for alpha in (3, 10**6):
+        c, r = rng.integers(0, alpha, (7, 125)), rng.integers(0, alpha, (7, 90))
+        cl, rl = rng.integers(0, 126, 7), rng.integers(0, 91, 7)
+        cl[0] = 125  # longest side 125 -> 3 words, one row's table = 375 words
+        got = lcs_device(*(paddle.to_tensor(x) for x in (c, cl, r, rl))).numpy()
+        np.testing.assert_array_equal(got, _host(c, cl, r, rl))
+        # swapped sides: the longer side is the reference
+        got = lcs_device(*(paddle.to_tensor(x) for x in (r, rl, c, cl))).numpy()
+        np.testing.assert_array_equal(got, _host(r, rl, c, cl))
+    # compare-and-pack takes the whole batch at once; the table fits in one group here
+    assert calls == [(7, expected)] * 4
+
+
+def test_masks_switch_rejects_unknown_source():
+    x = paddle.to_tensor([[1, 2]])
+    with pytest.raises(ValueError, match="masks"):
+        lcs_device(x, paddle.to_tensor([2]), x, paddle.to_tensor([2]), masks="bogus")
 
 
 def test_empty_batch_and_empty_rows():
