@@ -91,3 +91,13 @@ def test_readme_example_runs_on_two_ranks(tmp_path):
         assert m, p.read_text()[-2000:]
         got[int(m.group(1))] = (m.group(2), int(m.group(3)))
     assert got == {0: (want, 3), 1: (want, 2)}
+
+
+@pytest.mark.parametrize("n_eval", [96, 97])  # 97: the sampler pads one rank's shard
+def test_hapi_evaluate_on_two_ranks_reports_the_global_score(tmp_path, n_eval):
+    """Under hapi keep sync_dist=False: hapi all-gathers before compute, every rank sees all data."""
+    _launch(os.path.join(HERE, "dist_hapi_worker.py"), tmp_path, str(tmp_path), str(n_eval))
+    for r in range(2):
+        res = json.loads((tmp_path / f"hapi_rank{r}.json").read_text())
+        assert 0.0 < res["host"] < 1.0
+        assert abs(res["hapi"] - res["host"]) <= 1e-12, (r, res)
