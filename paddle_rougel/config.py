@@ -1,0 +1,165 @@
+"""Scoring settings for the command line: YAML presets, overrides and signatures.
+
+A config file is a YAML mapping with any of these keys (all optional):
+
+* ``gamma``: F = (1 + g^2) P R / (R + g^2 P) (paddlenlp, DuReader); default 1.2;
+* ``alpha``: instead of gamma, ROUGE-1.5.5's 1/F = alpha/P + (1 - alpha)/R;
+  a negative alpha selects tensor2tensor's formula (as :func:`paddle_rougel.rouge_l`);
+* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` (see :class:`paddle_rougel.RougeL`);
+* ``tokenize``: ``char`` | ``whitespace`` | ``jieba`` (the ``score`` command);
+* ``normalize``: ``nows`` (drop every whitespace character, the DuReader rule) | ``none``;
+* ``bonus``: ``{alpha: 1.0, beta: 1.0}``, the DuReader yes/no and entity bonus weights.
+
+``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
+``rouge155``, ``t2t``) looked up in the ``configs/`` directory of a source
+checkout.  Explicit command-line flags override the file.
+
+>>> s = Settings()
+>>> s.signature("rougeL+bleu4", with_bonus=True).rsplit("|", 1)[0]
+'rougeL+bleu4|gamma:1.2|multi_ref:max_pr|tok:char|norm:nows|bonus:a1.0,b1.0'
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Optional
+
+__all__ = ["Settings", "ConfigError", "load_config", "preset_dir", "PRESETS"]
+
+PRESETS = ("dureader", "paddlenlp", "rouge155", "t2t")
+TOKENIZERS = ("char", "whitespace", "jieba")
+NORMALIZERS = ("nows", "none")
+MULTI_REF = ("max_pr", "best", "avg")
+
+
+class ConfigError(ValueError):
+    """A bad config file or setting (the CLI prints it as a one-line error)."""
+
+
+@dataclass
+class Settings:
+    """Every setting that changes a score."""
+
+    gamma: Optional[float] = 1.2
+    alpha: Optional[float] = None  # set -> used instead of gamma
+    multi_ref: str = "max_pr"
+    tokenize: str = "char"
+    normalize: str = "nows"
+    bonus_alpha: float = 1.0
+    bonus_beta: float = 1.0
+
+    def f_name(self) -> str:
+        if self.alpha is None:
+            return f"gamma:{self.gamma}"
+        return "f:t2t" if self.alpha < 0 else f"alpha:{self.alpha}"
+
+    def signature(self, metric: str, with_bonus: bool = False, tokenize: Optional[str] = None) -> str:
+        """One line naming every setting that changes the number (as sacreBLEU's)."""
+        from . import __version__
+
+        parts = [metric, self.f_name(), f"multi_ref:{self.multi_ref}",
+                 f"tok:{tokenize or self.tokenize}", f"norm:{self.normalize}"]
+        if with_bonus:
+            parts.append(f"bonus:a{self.bonus_alpha},b{self.bonus_beta}")
+        parts.append(f"v:{__version__}")
+        return "|".join(parts)
+
+    def rouge_gamma(self) -> float:
+        """gamma for the gamma-parameterised metrics (an alpha in (0, 1] converts exactly)."""
+        if self.alpha is None:
+            return float(self.gamma)
+        if not 0 < self.alpha <= 1:
+            raise ConfigError(f"alpha {self.alpha} has no gamma equivalent (the DuReader metric "
+                              "needs 0 < alpha <= 1, or a gamma)")
+        return math.sqrt((1.0 - self.alpha) / self.alpha)
+
+
+def preset_dir() -> str:
+    """The repository's ``configs/`` directory (next to the package in a checkout)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
+
+
+def _number(v: Any, key: str, where: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ConfigError(f"{where}: {key!r} must be a finite number, got {v!r}")
+    return float(v)
+
+
+def _choice(v: Any, key: str, where: str, allowed) -> str:
+    if v not in allowed:
+        raise ConfigError(f"{where}: {key!r} must be one of {', '.join(allowed)}, got {v!r}")
+    return v
+
+
+def resolve_config_path(spec: str) -> str:
+    """A path as given, else a bare preset name resolved against the repo's configs/."""
+    if os.path.isfile(spec):
+        return spec
+    bare = os.sep not in spec and "/" not in spec and not spec.endswith((".yaml", ".yml"))
+    if bare:
+        d = preset_dir()
+        cand = os.path.join(d, spec + ".yaml")
+        if os.path.isfile(cand):
+            return cand
+        if not os.path.isdir(d):
+            raise ConfigError(f"config {spec!r}: no such file, and no configs/ directory next to the "
+                              "package to look up presets (pass the path of a YAML file)")
+        names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".yaml"))
+        raise ConfigError(f"config {spec!r}: no such file or preset (presets: {', '.join(names)})")
+    raise ConfigError(f"config {spec!r}: no such file")
+
+
+def load_config(spec: str, base: Optional[Settings] = None) -> Settings:
+    """Read a YAML config (path or preset name) into Settings (unknown keys are errors)."""
+    import yaml
+
+    path = resolve_config_path(spec)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: invalid YAML ({' '.join(str(e).split())})") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config must be a YAML mapping, got {type(data).__name__}")
+    s = base or Settings()
+    known = {"gamma", "alpha", "multi_ref", "tokenize", "normalize", "bonus"}
+    for key in data:
+        if key not in known:
+            raise ConfigError(f"{path}: unknown key {key!r} (known: {', '.join(sorted(known))})")
+    if "gamma" in data and "alpha" in data:
+        raise ConfigError(f"{path}: give 'gamma' or 'alpha', not both")
+    if "gamma" in data:
+        g = _number(data["gamma"], "gamma", path)
+        if g < 0:
+            raise ConfigError(f"{path}: 'gamma' must be >= 0, got {g}")
+        s.gamma, s.alpha = g, None
+    if "alpha" in data:
+        a = _number(data["alpha"], "alpha", path)
+        if a > 1:
+            raise ConfigError(f"{path}: 'alpha' must be <= 1 (negative = tensor2tensor), got {a}")
+        s.alpha, s.gamma = a, None
+    if "multi_ref" in data:
+        s.multi_ref = _choice(data["multi_ref"], "multi_ref", path, MULTI_REF)
+    if "tokenize" in data:
+        s.tokenize = _choice(data["tokenize"], "tokenize", path, TOKENIZERS)
+    if "normalize" in data:
+        s.normalize = _choice(data["normalize"], "normalize", path, NORMALIZERS)
+    if "bonus" in data:
+        b = data["bonus"]
+        if not isinstance(b, dict):
+            raise ConfigError(f"{path}: 'bonus' must be a mapping like {{alpha: 1.0, beta: 1.0}}")
+        for key in b:
+            if key not in ("alpha", "beta"):
+                raise ConfigError(f"{path}: unknown key 'bonus.{key}' (known: bonus.alpha, bonus.beta)")
+        if "alpha" in b:
+            s.bonus_alpha = _number(b["alpha"], "bonus.alpha", path)
+        if "beta" in b:
+            s.bonus_beta = _number(b["beta"], "bonus.beta", path)
+    return s
+
+
