@@ -51,5 +51,5 @@ setup(
             optional=True,
         )
     ],
-    entry_points={"console_scripts": ["paddle-rougel = paddle_rougel.cli:main"]},
+    entry_points={"console_scripts": ["paddle-rougel = paddle_rougel.__main__:run"]},
 )

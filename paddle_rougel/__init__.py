@@ -12,14 +12,35 @@ Public API:
 """
 __version__ = "0.1.0"
 
-from .convert import vocab_table
-from .device import lcs_device, lcs_masked
 from .engine import lcs_batch, lcs_length
 from .functional import RougeLOutput, rouge_l
-from .metric import RougeL
-from .bleu import BLEUForDuReader
-from .dureader import RougeLForDuReader
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
+
+# The metrics and the device path import paddle (about 1 s): loaded on first
+# use, so that `import paddle_rougel` and the command line stay fast.
+_LAZY = {
+    "RougeL": "metric",
+    "RougeLForDuReader": "dureader",
+    "BLEUForDuReader": "bleu",
+    "lcs_device": "device",
+    "lcs_masked": "device",
+    "vocab_table": "convert",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "RougeL",

@@ -522,13 +522,287 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------- n-grams */
+
+/* BLEU's clipped n-gram matches.  For instance i and k = 1..n:
+ *   match[i][k-1] = sum over distinct k-grams g of cand_i of
+ *                   min(count of g in cand_i, max over sources s of count of g in s)
+ * and, with a prefix p_i, the same with the max over the first p_i sources.
+ * Only the candidate's k-grams are stored (a table of at most len(cand)
+ * entries, generation-stamped), so sources are streamed through lookups. */
+
+typedef struct {
+    const tok_t *at;     /* first token of the k-gram in the candidate */
+    uint64_t hash;
+    uint32_t cand;       /* occurrences in the candidate */
+    uint32_t best, best_pre;
+    uint32_t run;        /* occurrences in the current source */
+    uint32_t run_src;    /* source id the run belongs to (+1) */
+    uint32_t stamp;
+} GramSlot;
+
+static inline uint64_t gram_step(uint64_t h, tok_t t) {
+    /* hash of a k-gram = fold of its tokens: h(k+1) = step(h(k), next token) */
+    h ^= t + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+static inline int gram_eq(const tok_t *a, const tok_t *b, int k) {
+    for (int i = 0; i < k; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+typedef struct {
+    const tok_t *toks;
+    const int64_t *src_start;  /* [N+1] index of instance i's first text (its candidate) */
+    const int64_t *text_off;   /* [T+1] token offset of each text */
+    const int64_t *npre;       /* [N] or NULL */
+    int n, Q;
+    Py_ssize_t N, begin, end;
+    int64_t *out;              /* [Q, N, n] */
+    int failed;
+} GramJob;
+
+static void *gram_worker(void *arg) {
+    GramJob *J = (GramJob *)arg;
+    GramSlot *tab = NULL;
+    size_t tab_cap = 0, scratch_cap = 0;
+    uint32_t gen = 0;
+    uint64_t *hash = NULL;   /* running k-gram hash of every position of the instance */
+    uint8_t *alive = NULL;   /* can the k-gram at this position still match? */
+    uint32_t *slot = NULL;   /* candidate position -> table slot */
+    const int n = J->n;
+    for (Py_ssize_t i = J->begin; i < J->end; i++) {
+        const int64_t t0 = J->src_start[i], t1 = J->src_start[i + 1];
+        const int64_t base = J->text_off[t0];
+        const int64_t clen = J->text_off[t0 + 1] - base;
+        const int64_t total = J->text_off[t1] - base;
+        const int64_t ns = t1 - t0 - 1;
+        const int64_t npre = J->npre ? J->npre[i] : ns;
+        if (clen == 0 || ns == 0) continue;
+        size_t cap = 64;
+        while (cap < 2 * (size_t)clen) cap *= 2;
+        if (cap > tab_cap) {
+            free(tab);
+            tab = (GramSlot *)calloc(cap, sizeof(GramSlot));
+            tab_cap = cap;
+            gen = 0;
+        }
+        if ((size_t)total > scratch_cap) {
+            scratch_cap = (size_t)total * 2;
+            free(hash); free(alive); free(slot);
+            hash = (uint64_t *)malloc(scratch_cap * sizeof(uint64_t));
+            alive = (uint8_t *)malloc(scratch_cap);
+            slot = (uint32_t *)malloc(scratch_cap * sizeof(uint32_t));
+        }
+        if (!tab || !hash || !alive || !slot) { J->failed = 1; break; }
+        const size_t mask = cap - 1;
+        const tok_t *T = J->toks + base;
+        for (int64_t p = 0; p < total; p++) hash[p] = 0;
+        memset(alive, 1, (size_t)total);
+        for (int k = 1; k <= n && k <= clen; k++) {
+            if (++gen == 0) { memset(tab, 0, tab_cap * sizeof(GramSlot)); gen = 1; }
+            int any = 0;
+            /* candidate k-grams whose (k-1)-gram prefix occurred in some source */
+            for (int64_t p = 0; p + k <= clen; p++) {
+                if (!alive[p]) continue;
+                const uint64_t h = hash[p] = gram_step(hash[p], T[p + k - 1]);
+                const tok_t *g = T + p;
+                size_t s = (size_t)h & mask;
+                while (tab[s].stamp == gen && (tab[s].hash != h || !gram_eq(tab[s].at, g, k)))
+                    s = (s + 1) & mask;
+                if (tab[s].stamp != gen) {
+                    GramSlot z = {g, h, 0, 0, 0, 0, 0, gen};
+                    tab[s] = z;
+                }
+                tab[s].cand++;
+                slot[p] = (uint32_t)s;
+                any = 1;
+            }
+            if (!any) break;
+            for (int64_t j = 0; j < ns; j++) {
+                const uint32_t sid = (uint32_t)j + 1;
+                const int in_pre = j < npre;
+                const int64_t s0 = J->text_off[t0 + 1 + j] - base, s1 = J->text_off[t0 + 2 + j] - base;
+                for (int64_t p = s0; p + k <= s1; p++) {
+                    if (!alive[p]) continue;
+                    const uint64_t h = hash[p] = gram_step(hash[p], T[p + k - 1]);
+                    const tok_t *g = T + p;
+                    size_t s = (size_t)h & mask;
+                    while (tab[s].stamp == gen && (tab[s].hash != h || !gram_eq(tab[s].at, g, k)))
+                        s = (s + 1) & mask;
+                    if (tab[s].stamp != gen) { alive[p] = 0; continue; }  /* no longer k-gram can match */
+                    GramSlot *e = &tab[s];
+                    if (e->run_src != sid) { e->run_src = sid; e->run = 0; }
+                    e->run++;
+                    if (e->run > e->best) e->best = e->run;
+                    if (in_pre && e->run > e->best_pre) e->best_pre = e->run;
+                }
+            }
+            int64_t m = 0, mp = 0;
+            for (int64_t p = 0; p + k <= clen; p++) {
+                if (!alive[p]) continue;
+                GramSlot *e = &tab[slot[p]];
+                if (e->best == 0) { alive[p] = 0; continue; }
+                if (e->cand) {  /* count each distinct k-gram once */
+                    m += e->cand < e->best ? e->cand : e->best;
+                    mp += e->cand < e->best_pre ? e->cand : e->best_pre;
+                    e->cand = 0;
+                }
+            }
+            J->out[(size_t)i * n + (k - 1)] = m;
+            if (J->Q == 2) J->out[((size_t)J->N + i) * n + (k - 1)] = mp;
+        }
+    }
+    free(tab); free(hash); free(alive); free(slot);
+    return NULL;
+}
+
+PyDoc_STRVAR(ngram_matches_doc,
+"ngram_matches(cands, source_lists, n, prefix=None, threads=1) -> bytes\n\n"
+"Clipped n-gram matches (BLEU) of each candidate against its sources, for\n"
+"k = 1..n.  Returns native int64 [Q, N, n] (Q = 2 with prefix, the second\n"
+"block using only the first prefix[i] sources of instance i).  Source lists\n"
+"may be empty.  Tokens as lcs_batch.");
+
+static PyObject *ngram_matches(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "source_lists", "n", "prefix", "threads", NULL};
+    PyObject *cands_in, *srcs_in, *prefix_in = Py_None;
+    int n, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|Oi", kwlist, &cands_in, &srcs_in, &n,
+                                     &prefix_in, &threads))
+        return NULL;
+    if (n < 1) { PyErr_SetString(PyExc_ValueError, "n must be >= 1"); return NULL; }
+    PyObject *cands = PySequence_Fast(cands_in, "cands must be a sequence");
+    if (!cands) return NULL;
+    PyObject *srcs = PySequence_Fast(srcs_in, "source_lists must be a sequence");
+    if (!srcs) { Py_DECREF(cands); return NULL; }
+    PyObject *prefix = NULL, *result = NULL, *vocab = NULL;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
+    const int Q = (prefix_in == Py_None) ? 1 : 2;
+    int64_t *out = NULL, *src_start = NULL, *npre = NULL, *text_off = NULL;
+    size_t text_cap = 0, ntext = 0;
+    TokBuf buf = {0};
+    PyObject **S = NULL;
+
+    if (PySequence_Fast_GET_SIZE(srcs) != N) {
+        PyErr_Format(PyExc_ValueError, "got %zd candidates but %zd source lists", N,
+                     PySequence_Fast_GET_SIZE(srcs));
+        goto done;
+    }
+    if (Q == 2) {
+        prefix = PySequence_Fast(prefix_in, "prefix must be a sequence");
+        if (!prefix) goto done;
+        if (PySequence_Fast_GET_SIZE(prefix) != N) {
+            PyErr_SetString(PyExc_ValueError, "prefix must have one entry per candidate");
+            goto done;
+        }
+        npre = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
+        if (!npre) { PyErr_NoMemory(); goto done; }
+    }
+    out = (int64_t *)calloc((size_t)Q * (size_t)N * (size_t)n + 1, sizeof(int64_t));
+    src_start = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
+    S = (PyObject **)calloc((size_t)N + 1, sizeof(PyObject *));
+    if (!out || !src_start || !S) { PyErr_NoMemory(); goto done; }
+    /* pass 1 (GIL): structure and token mode */
+    int all_str = 1;
+    PyObject **C = PySequence_Fast_ITEMS(cands);
+    for (Py_ssize_t i = 0; i < N; i++) {
+        S[i] = PySequence_Fast(PySequence_Fast_ITEMS(srcs)[i], "");
+        if (!S[i]) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "instance %zd: sources must be a list", i);
+            goto done;
+        }
+        ntext += 1 + (size_t)PySequence_Fast_GET_SIZE(S[i]);
+        if (!PyUnicode_Check(C[i])) all_str = 0;
+        PyObject **ss = PySequence_Fast_ITEMS(S[i]);
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(S[i]) && all_str; j++)
+            if (!PyUnicode_Check(ss[j])) all_str = 0;
+        if (Q == 2) {
+            npre[i] = PyLong_AsSsize_t(PySequence_Fast_ITEMS(prefix)[i]);
+            if (npre[i] == -1 && PyErr_Occurred()) goto done;
+            if (npre[i] < 0) npre[i] = 0;
+        }
+    }
+    if (!all_str) { vocab = PyDict_New(); if (!vocab) goto done; }
+    text_cap = ntext + 1;
+    text_off = (int64_t *)malloc(text_cap * sizeof(int64_t));
+    if (!text_off) { PyErr_NoMemory(); goto done; }
+    /* pass 2 (GIL): copy tokens */
+    size_t t = 0;
+    double cost = 0;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        src_start[i] = (int64_t)t;
+        text_off[t++] = buf.len;
+        if (append_seq(&buf, C[i], vocab, "candidate", i, -1) < 0) goto done;
+        PyObject **ss = PySequence_Fast_ITEMS(S[i]);
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(S[i]); j++) {
+            text_off[t++] = buf.len;
+            if (append_seq(&buf, ss[j], vocab, "reference", i, j) < 0) goto done;
+        }
+    }
+    src_start[N] = (int64_t)t;
+    text_off[t] = buf.len;
+    cost = (double)buf.len * n;
+    /* pass 3 (no GIL): count, instances split over threads by token count */
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    if (cost < 2e5 || N < 2 * threads) threads = 1;
+    {
+        GramJob jobs[64];
+        pthread_t tids[64];
+        int started[64] = {0};
+        int failed = 0;
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t begin = 0;
+        for (int w = 0; w < threads; w++) {
+            Py_ssize_t end = N;
+            if (w < threads - 1) {
+                const int64_t target = buf.len / threads * (w + 1);
+                end = begin;
+                while (end < N && text_off[src_start[end]] < target) end++;
+            }
+            GramJob j = {buf.data, src_start, text_off, npre, n, Q, N, begin, end, out, 0};
+            jobs[w] = j;
+            begin = end;
+        }
+        for (int w = 1; w < threads; w++)
+            started[w] = pthread_create(&tids[w], NULL, gram_worker, &jobs[w]) == 0;
+        gram_worker(&jobs[0]);
+        for (int w = 1; w < threads; w++) {
+            if (started[w]) pthread_join(tids[w], NULL);
+            else gram_worker(&jobs[w]);
+        }
+        for (int w = 0; w < threads; w++) failed |= jobs[w].failed;
+        Py_END_ALLOW_THREADS
+        if (failed) { PyErr_NoMemory(); goto done; }
+    }
+    result = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)((size_t)Q * N * n * sizeof(int64_t)));
+done:
+    if (S) {
+        for (Py_ssize_t i = 0; i < N; i++) Py_XDECREF(S[i]);
+        free(S);
+    }
+    free(out); free(src_start); free(npre); free(text_off); free(buf.data);
+    Py_XDECREF(vocab);
+    Py_XDECREF(prefix);
+    Py_DECREF(cands);
+    Py_DECREF(srcs);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
+    {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
+     ngram_matches_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef moddef = {
-    PyModuleDef_HEAD_INIT, "_lcs", "Bit-parallel exact LCS kernel (C).", -1, methods,
+    PyModuleDef_HEAD_INIT, "_lcs", "Exact LCS (bit-parallel) and BLEU n-gram matching kernels (C).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__lcs(void) { return PyModule_Create(&moddef); }

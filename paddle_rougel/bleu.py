@@ -12,16 +12,11 @@ bonuses add matched n-grams to both the match and the candidate counts:
 * otherwise entity (``entity_ref`` given): beta x the clipped matches of the
   candidate against the entity strings.
 
-Counting is vectorised over a whole batch, without paddlenlp's per-n
-dict-of-tuples: characters (or tokens) become small dense integer ids, every
-position gets one int64 key (instance | its next n_size ids | source), and one
-sort per chunk of instances groups equal k-grams of the same instance for
-every k at once (a k-gram is a bit prefix of the key); counts per (k-gram,
-source) come from one bincount.  Positions whose k-gram matched nothing are
-dropped before k + 1.  The yes/no bonus shares that sort (same-label references
-first, the bonus max runs over that prefix); the entity bonus is a second,
-small pass.  Counts are exact; an instance whose alphabet is too large for a
-63-bit key is counted with dicts.
+Counting: the C kernel keeps a hash table of the candidate's k-grams and
+streams every reference through it, so one pass per order gives the clipped
+matches against all references and, for the yes/no bonus, against the
+same-label references (listed first) at once.  A position whose k-gram
+matched nothing is skipped for k + 1 (no longer gram can match there).
 
 Example (paddlenlp's numbers):
     >>> from paddle_rougel import BLEUForDuReader
@@ -36,19 +31,17 @@ import itertools
 import math
 import sys
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from .engine import default_threads
+from . import engine
 from .metric import _check_instance, _check_tokens
 from .state import MergeableMetric
 
 __all__ = ["BLEUForDuReader", "clipped_matches"]
 
 _FLUSH_AT = 4096
-_CHUNK_ELEMS = 1 << 16  # positions per sort: keeps a chunk in cache
 
 
 def _check_number(x: Any, what: str) -> float:
@@ -115,36 +108,17 @@ def _python_matches(cand, sources, n_size: int) -> List[int]:
     return out
 
 
-def _padded_ids(texts: List[Any], pad: int) -> np.ndarray:
-    """Token codes (> 0) of all texts, each text followed by ``pad`` zeros.
-
-    Strings give their code points (one encode of the joined text); other
-    token sequences (or strings holding NUL) get ids from a dict.
-    """
-    if all(isinstance(t, str) for t in texts):
-        sep = "\x00" * pad
-        joined = sep.join(texts) + sep
-        if joined.count("\x00") == pad * len(texts):  # no NUL inside the texts
-            return np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    vocab: dict = {}
-    get = vocab.setdefault
-    zeros = [0] * pad
-    ids = []
-    for t in texts:
-        ids.extend([get(tok, len(vocab) + 1) for tok in t])
-        ids.extend(zeros)
-    return np.asarray(ids, dtype=np.int64)
-
-
 def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
-                    threads: Optional[int] = None, prefix: Optional[Sequence[int]] = None) -> np.ndarray:
+                    prefix: Optional[Sequence[int]] = None) -> np.ndarray:
     """match[i, k-1] = sum over the distinct k-grams g of cands[i] of
     min(count in cands[i], max over s in source_lists[i] of count in s).
 
     Tokens: a str is its characters, any other sequence holds hashable tokens.
     With ``prefix`` (one int per instance), the result is [2, N, n_size]: the
     above and the same with the max over the first ``prefix[i]`` sources only
-    (both from one sort).
+    (one pass over the sources gives both).  Counted by the C kernel (a hash
+    table of the candidate's k-grams, sources streamed through it), or with
+    dicts when the extension is not built.
 
     >>> clipped_matches(["aab", "xy"], [["ab", "aa"], []], 2).tolist()
     [[3.0, 2.0], [0.0, 0.0]]
@@ -152,131 +126,17 @@ def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
     [[[3.0, 2.0]], [[2.0, 1.0]]]
     """
     N = len(cands)
-    Q = 1 if prefix is None else 2
-    outs = np.zeros((Q, N, n_size), dtype=np.float64)
-    rows = [i for i in range(N) if len(source_lists[i]) and len(cands[i])]
-    if not rows:
-        return outs[0] if prefix is None else outs
-    pad = n_size - 1
-    texts: List[Any] = []
-    for i in rows:
-        texts.append(cands[i])
-        texts.extend(source_lists[i])
-    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    nsrc = np.fromiter((len(source_lists[i]) for i in rows), dtype=np.int64, count=len(rows))
-    ids = _padded_ids(texts, pad)
-    first_text = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(nsrc + 1, out=first_text[1:])
-    text_start = np.zeros(len(texts) + 1, dtype=np.int64)  # in the padded layout
-    np.cumsum(lens + pad, out=text_start[1:])
-    bounds = text_start[first_text]  # padded start of each instance
-    rows_a = np.asarray(rows, dtype=np.int64)
-    pre = None if prefix is None else np.fromiter((prefix[i] for i in rows), dtype=np.int64, count=len(rows))
-    tasks = []
-
-    def plan(lo: int, hi: int) -> None:  # instances rows[lo:hi] -> tasks of one sort each
-        seg = ids[bounds[lo]:bounds[hi]]
-        # dense ids local to the chunk keep the keys short (padding stays 0)
-        present = np.zeros(int(seg.max()) + 1, dtype=np.int64)
-        present[seg] = 1
-        present[0] = 0
-        local = np.cumsum(present)
-        b = int(local[-1]).bit_length()
-        S = int(nsrc[lo:hi].max()) + 1
-        sb = (S - 1).bit_length()
-        B = hi - lo
-        if (B - 1).bit_length() + n_size * b + sb > 63:
-            if B == 1:
-                tasks.append((lo, None))
-                return
-            mid = (lo + hi) // 2
-            plan(lo, mid)
-            plan(mid, hi)
-            return
-        tasks.append((lo, (local, seg, lens[first_text[lo]:first_text[hi]], nsrc[lo:hi], B, S, b, sb,
-                           None if pre is None else pre[lo:hi])))
-
-    lo = 0
-    while lo < len(rows):
-        hi = int(np.searchsorted(bounds, bounds[lo] + _CHUNK_ELEMS, side="right")) - 1
-        hi = max(hi, lo + 1)
-        plan(lo, hi)
-        lo = hi
-
-    def do(task) -> None:
-        lo, args = task
-        if args is None:
-            i = rows[lo]
-            outs[0, i] = _python_matches(cands[i], source_lists[i], n_size)
-            if pre is not None:
-                outs[1, i] = _python_matches(cands[i], source_lists[i][:pre[lo]], n_size)
-        else:
-            _chunk(*args, n_size, pad, outs, rows_a[lo:lo + args[4]])
-
-    threads = threads or default_threads()
-    if threads > 1 and len(tasks) > 1:  # numpy's sort and ufuncs release the GIL
-        with ThreadPoolExecutor(min(threads, len(tasks))) as ex:
-            list(ex.map(do, tasks))
-    else:
-        for t in tasks:
-            do(t)
-    return outs[0] if prefix is None else outs
-
-
-def _chunk(local, seg, lens, nsrc, B, S, b, sb, pre, n, pad, outs, rows) -> None:
-    seg = local[seg]
-    L = len(seg) - pad  # every text is followed by pad zeros: F needs no bounds checks
-    key = seg[:L].copy()
-    for t in range(1, n):  # F = c0 c1 ... c_{n-1}, b bits each, 0 past the text's end
-        key <<= b
-        key |= seg[t:L + t]
-    is_text = seg[:L] != 0
-    T = len(lens)
-    # which instance and which source (0 = candidate) each text is
-    inst_of_text = np.repeat(np.arange(B, dtype=np.int64), nsrc + 1)
-    src_of_text = np.arange(T, dtype=np.int64) - np.repeat(np.cumsum(nsrc + 1) - (nsrc + 1), nsrc + 1)
-    tag = np.repeat((inst_of_text << (n * b + sb)) | src_of_text, lens + pad)[:L]
-    key <<= sb
-    key |= tag
-    key = key[is_text]
-    key.sort()
-    cmask = (1 << b) - 1
-    smask = (1 << sb) - 1
-    for k in range(1, n + 1):
-        if len(key) == 0:
-            break
-        p = key >> (sb + (n - k) * b)
-        if k > 1:
-            valid = (p & cmask) != 0  # the k-th token is not padding: a real k-gram
-            if not valid.all():
-                key, p = key[valid], p[valid]
-                if len(key) == 0:
-                    break
-        s = key & smask
-        new = np.empty(len(p), dtype=bool)
-        new[0] = True
-        np.not_equal(p[1:], p[:-1], out=new[1:])
-        gid = np.cumsum(new) - 1
-        G = int(gid[-1]) + 1
-        gid *= S
-        gid += s
-        counts = np.bincount(gid, minlength=G * S).reshape(G, S)
-        starts = np.flatnonzero(new)
-        ig = p[starts] >> (k * b)  # instance of each group
-        rmax = counts[:, 1].copy()
-        for j in range(2, S):
-            np.maximum(rmax, counts[:, j], out=rmax)
-        m = np.minimum(counts[:, 0], rmax)
-        outs[0, rows, k - 1] = np.bincount(ig, weights=m, minlength=B)
-        if pre is not None:  # the max over each instance's first pre[i] sources only
-            pg = pre[ig]
-            rpre = np.where(pg >= 1, counts[:, 1], 0)
-            for j in range(2, S):
-                np.maximum(rpre, np.where(pg >= j, counts[:, j], 0), out=rpre)
-            outs[1, rows, k - 1] = np.bincount(ig, weights=np.minimum(counts[:, 0], rpre), minlength=B)
-        if k < n:  # a (k+1)-gram can only match if its k-gram prefix did (the prefix
-            # selection matches no more than all sources)
-            key = key[np.repeat(m > 0, np.diff(np.append(starts, len(p))))]
+    if engine.backend() == "c":
+        raw = engine._c_ext.ngram_matches(cands, source_lists, n_size, prefix, engine.default_threads())
+        out = np.frombuffer(raw, dtype=np.int64).astype(np.float64)
+        return out.reshape(N, n_size) if prefix is None else out.reshape(2, N, n_size)
+    full = np.array([_python_matches(c, s, n_size) for c, s in zip(cands, source_lists)],
+                    dtype=np.float64).reshape(N, n_size)
+    if prefix is None:
+        return full
+    pre = np.array([_python_matches(c, s[:k], n_size) for c, s, k in zip(cands, source_lists, prefix)],
+                   dtype=np.float64).reshape(N, n_size)
+    return np.stack([full, pre])
 
 
 # ----------------------------------------------------------------- metric
@@ -381,7 +241,7 @@ class BLEUForDuReader(MergeableMetric):
         n = self.n_size
         cands = [it[0] for it in items]
         refs = [it[1] for it in items]
-        # one sort for the plain counts and the yes/no bonus: each instance's
+        # one pass for the plain counts and the yes/no bonus: each instance's
         # references reordered with the same-label ones first (a max does not
         # care about order), the bonus is the max over that prefix only
         srcs, npre, e_idx, e_srcs = [], [], [], []

@@ -20,9 +20,8 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
-import paddle
 
-from . import convert, device, engine, scoring
+from . import engine, scoring
 from .state import MergeableMetric
 
 __all__ = ["RougeL"]
@@ -266,6 +265,10 @@ class RougeL(MergeableMetric):
                             "the network must return one output (logits or ids)")
         if self.trans_func is not None:
             return [output, label] + ([] if seq_mask is None else [seq_mask])
+        import paddle
+
+        from . import convert, device
+
         with paddle.no_grad():
             place = output.place if isinstance(output, paddle.Tensor) else None
             cand, cv, ref, rv = convert.prepare(
@@ -302,7 +305,9 @@ class RougeL(MergeableMetric):
         self.add_batch(cand_list, ref_lists)
 
     def _fold_packed(self, packed) -> scoring.Score:
-        arr = convert.check_packed(packed)
+        from .convert import check_packed
+
+        arr = check_packed(packed)
         self._flush()
         p, r = scoring.precision_recall(arr[:, 0], arr[:, 1], arr[:, 2])
         return self._fold(scoring.Score(p, r, self._f(p, r)))
@@ -311,9 +316,13 @@ class RougeL(MergeableMetric):
         """The vocab's canonical-id table as a tensor on ``place`` (built once per vocab)."""
         if self.vocab is None:
             return None
+        import paddle
+
+        from .convert import vocab_table
+
         vocab, table, per_place = self._canon_cache
         if vocab is not self.vocab:
-            table, per_place = convert.vocab_table(self.vocab), {}
+            table, per_place = vocab_table(self.vocab), {}
             self._canon_cache = (self.vocab, table, per_place)
         key = str(place)
         if key not in per_place:

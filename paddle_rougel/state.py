@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any, Dict
 
 import numpy as np
-import paddle
+
+from ._host import metric_base
 
 __all__ = ["MergeableMetric"]
 
@@ -26,7 +27,7 @@ _REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 _DIST_OP = {"sum": "SUM", "max": "MAX", "min": "MIN"}
 
 
-class MergeableMetric(paddle.metric.Metric):
+class MergeableMetric(metric_base()):
     """Base class: declared state fields, merge, state dicts and distributed sync."""
 
     def __init__(self, sync_dist: bool = False):
@@ -130,6 +131,7 @@ class MergeableMetric(paddle.metric.Metric):
         local = {n: getattr(self, n) for n in self._state_specs}
         if not self.sync_dist:
             return local
+        import paddle
         import paddle.distributed as dist
 
         if not dist.is_initialized() or dist.get_world_size() <= 1:

@@ -100,10 +100,12 @@ def test_token_lists_without_bonus():
     assert abs(ours.score() - want) <= 1e-12
 
 
-def test_vectorised_counts_equal_dict_counts():
+def test_kernel_counts_equal_dict_counts():
+    from paddle_rougel import engine
+
+    assert engine.backend() == "c"  # the C kernel against the plain dict counts
     rng = random.Random(8)
-    # a large alphabet or n forces chunk splitting and (n=10) the dict fallback;
-    # NUL characters take the dict id path
+    # large alphabets, long orders, NUL characters, empty sources
     big = "".join(chr(0x4E00 + i) for i in range(5000))
     for alphabet, n in (("ab\x00", 4), (big, 4), ("abc", 4), (big, 10), ("ab", 10)):
         cands = [_text(rng, alphabet, 0, 30) for _ in range(60)]
@@ -147,3 +149,20 @@ def test_bad_input_names_instance_and_leaves_state():
     one = BLEUForDuReader()
     one.add_inst("ab", ["ab"])
     assert st["count"] == 1 and st["bp_c"] == 2.0 and m.score() == one.score()
+
+
+def test_python_fallback_gives_the_same_bleu():
+    from paddle_rougel import engine
+
+    insts = _instances(5, 60)
+    scores = {}
+    for backend in ("c", "python"):
+        engine.set_backend(backend)
+        try:
+            m = BLEUForDuReader()
+            for cand, refs, kw in insts:
+                m.add_inst(cand, refs, **kw)
+            scores[backend] = (m.score(), m.match_ngram.tolist(), m.candi_ngram.tolist())
+        finally:
+            engine.set_backend("c")
+    assert scores["c"] == scores["python"]

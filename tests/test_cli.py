@@ -243,8 +243,8 @@ def test_real_console_script_and_module():
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     cmds = [[sys.executable, "-m", "paddle_rougel"]]
     script = shutil.which("paddle-rougel", path=os.path.dirname(sys.executable))
-    if script:
-        cmds.append([script])
+    assert script, "the paddle-rougel console script is not installed next to this python"
+    cmds.append([script])
     for cmd in cmds:
         p = subprocess.run(cmd + ["dureader", "--pred_file", PRED, "--ref_file", REF],
                            capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
@@ -253,3 +253,34 @@ def test_real_console_script_and_module():
     p = subprocess.run(cmds[0] + ["dureader", "--pred_file", "missing.jsonl", "--ref_file", REF],
                        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr and "missing.jsonl: no such file" in p.stderr
+
+
+def test_command_line_process_never_imports_paddle(tmp_path):
+    """The CLI process builds its metrics without paddle (1 s of start-up); its
+    state files still load into the usual paddle.metric.Metric classes."""
+    state = tmp_path / "s.json"
+    code = ("import sys; from paddle_rougel.__main__ import run; "
+            f"sys.argv = ['paddle-rougel', 'dureader', '--pred_file', {PRED!r}, '--ref_file', {REF!r}, "
+            f"'--save-state', {str(state)!r}]; rc = run(); "
+            "print('paddle imported:', 'paddle' in sys.modules, rc)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "paddle imported: False 0"
+    import paddle
+
+    from paddle_rougel import BLEUForDuReader, RougeLForDuReader
+
+    saved = json.loads(state.read_text())["metrics"]
+    rouge, bleu = RougeLForDuReader(), BLEUForDuReader()
+    assert isinstance(rouge, paddle.metric.Metric) and isinstance(bleu, paddle.metric.Metric)
+    rouge.load_state_dict(saved["rouge_l"])
+    bleu.load_state_dict(saved["bleu"])
+    want = official_scores(PRED, REF)
+    assert round(rouge.score() * 100, 2) == want["ROUGE-L"]
+    assert round(bleu.score() * 100, 2) == want["BLEU-4"]
+
+
+def test_importing_the_package_is_light():
+    code = "import sys, paddle_rougel; print('paddle' in sys.modules)"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "False", p.stderr
