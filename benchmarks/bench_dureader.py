@@ -17,7 +17,8 @@ whitespace (removed by the contest's normalisation).
 Rows, in one run:
 
 * the whole CLI process, ``python -m paddle_rougel dureader ...`` (interpreter
-  start, ``import paddle``, reading, ROUGE-L and BLEU-4), best of --repeat;
+  start, reading, ROUGE-L and BLEU-4; the CLI process does not import paddle),
+  best of --repeat;
 * the official logic (the contest's ``calc_metrics`` loop on paddlenlp's
   ``RougeLForDuReader`` + ``BLEUForDuReader``) over the same parsed data,
   timed on a seeded random subsample of questions and extrapolated by
@@ -190,10 +191,15 @@ def main() -> int:
             result, dt = run_cli(pred_f, ref_f)
             times.append(dt)
         cli_dt = min(times)
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import paddle_rougel"], check=True, capture_output=True,
-                       env=dict(os.environ, PYTHONWARNINGS="ignore"))
-        import_dt = time.perf_counter() - t0
+        # start-up as the CLI does it (host-only: no paddle), and paddle's import for scale
+        startup = {}
+        for what, code in (("cli", "from paddle_rougel import _host; _host.HOST_ONLY = True; "
+                                   "import paddle_rougel.cli"),
+                           ("paddle", "import paddle")):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                           env=dict(os.environ, PYTHONWARNINGS="ignore"))
+            startup[what] = time.perf_counter() - t0
 
     ratio = official_total / cli_dt
     print(f"paddle-rougel {paddle_rougel.__version__}, python {sys.version.split()[0]}, "
@@ -206,7 +212,8 @@ def main() -> int:
           f"| {n_scored:,} | {official_total:.1f} | {n_scored / official_total:,.0f} | 1x |")
     print(f"| `python -m paddle_rougel dureader` (whole process, best of {args.repeat}) "
           f"| {n_scored:,} | {cli_dt:.2f} | {n_scored / cli_dt:,.0f} | {ratio:,.0f}x |")
-    print(f"| of which: interpreter start + `import paddle_rougel` (paddle) | | {import_dt:.2f} | | |")
+    print(f"| of which: interpreter start + loading the CLI | | {startup['cli']:.2f} | | |")
+    print(f"| (not paid by the CLI: interpreter start + `import paddle`) | | {startup['paddle']:.2f} | | |")
     print()
     print(f"CLI result: {json.dumps(result)}")
     print(f"speed-up {ratio:,.0f}x (target >= 300x: {'met' if ratio >= 300 else 'NOT met'})")
