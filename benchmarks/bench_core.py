@@ -86,7 +86,6 @@ def main(argv=None) -> int:
     import paddle_rougel
     from paddle_rougel import RougeL, engine
     from paddlenlp.metrics import RougeL as PaddleNLPRougeL
-    import rouge_score
     from rouge_score import rouge_scorer
     import rouge_score_rs
     from rouge_score_rs.tokenizers import CharacterTokenizer

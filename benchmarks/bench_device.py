@@ -17,7 +17,7 @@ import time
 import numpy as np
 import paddle
 
-from paddle_rougel import RougeL, engine
+from paddle_rougel import RougeL
 from paddle_rougel.convert import prepare
 from paddle_rougel.device import lcs_masked
 

@@ -94,6 +94,36 @@ def plain_strings(cands: Sequence, ref_lists: Sequence) -> bool:
             and all(ref_lists) and set(map(type, itertools.chain.from_iterable(ref_lists))) <= {str})
 
 
+def check_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence],
+                yn_refs: Optional[Sequence], entity_refs: Optional[Sequence], base: int) -> List[tuple]:
+    """Validate a batch of DuReader instances, all before any is counted.
+
+    Returns one ``(cand, ref_list, yn_label, yn_ref, entities)`` per instance as
+    ``add_inst`` would keep it: iterators materialised, ``yn_ref`` / ``entities``
+    checked and None where that bonus does not apply.  Errors name the
+    instance as ``base + i``.
+    """
+    n = len(cands)
+    for what, xs in (("ref_lists", ref_lists), ("yn_labels", yn_labels),
+                     ("yn_refs", yn_refs), ("entity_refs", entity_refs)):
+        if xs is not None and len(xs) != n:
+            raise ValueError(f"add_batch: got {n} candidates but {len(xs)} {what}")
+    checked = plain_strings(cands, ref_lists)
+    nones = itertools.repeat(None)
+    out = []
+    for i, (cand, refs, yl, yr, er) in enumerate(zip(
+            cands, ref_lists, yn_labels if yn_labels is not None else nones,
+            yn_refs if yn_refs is not None else nones, entity_refs if entity_refs is not None else nones)):
+        if not checked:
+            cand, refs = _check_instance(cand, refs, base + i)  # iterators materialised
+        if (yl is not None and yr is not None) or er is not None:
+            yr, er = check_bonus_args(cand, refs, yl, yr, er, base + i)
+        else:
+            yr = None
+        out.append((cand, refs, yl, yr, er))
+    return out
+
+
 # --------------------------------------------------------------- counting
 
 def _python_matches(cand, sources, n_size: int) -> List[int]:
@@ -208,25 +238,8 @@ class BLEUForDuReader(MergeableMetric):
         >>> round(m.score(), 6)
         0.707107
         """
-        n = len(cands)
-        for what, xs in (("ref_lists", ref_lists), ("yn_labels", yn_labels),
-                         ("yn_refs", yn_refs), ("entity_refs", entity_refs)):
-            if xs is not None and len(xs) != n:
-                raise ValueError(f"add_batch: got {n} candidates but {len(xs)} {what}")
-        base = int(self.count) + len(self._pending)
-        checked = plain_strings(cands, ref_lists)
-        nones = itertools.repeat(None)
-        items = []
-        for i, (cand, refs, yl, yr, er) in enumerate(zip(
-                cands, ref_lists, yn_labels if yn_labels is not None else nones,
-                yn_refs if yn_refs is not None else nones, entity_refs if entity_refs is not None else nones)):
-            if not checked:
-                cand, refs = _check_instance(cand, refs, base + i)
-            if (yl is not None and yr is not None) or er is not None:
-                yr, er = check_bonus_args(cand, refs, yl, yr, er, base + i)
-            else:
-                yr = None
-            items.append((cand, refs, yl, yr, er))
+        items = check_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs,
+                            int(self.count) + len(self._pending))
         self._flush()
         self._count(items)
 

@@ -24,13 +24,12 @@ Example:
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from . import engine, scoring
-from .bleu import _check_number, check_bonus_args, plain_strings
+from .bleu import _check_number, check_batch, check_bonus_args
 from .metric import _FLUSH_AT, RougeL, _check_instance
 
 __all__ = ["RougeLForDuReader"]
@@ -65,8 +64,8 @@ class RougeLForDuReader(RougeL):
         self._per_bonus: List[np.ndarray] = []
 
     # ----------------------------------------------------------- adding data
-    def _extra(self, cand, ref_list, yn_label, yn_ref, entity_ref, index):
-        yn_ref, ents = check_bonus_args(cand, ref_list, yn_label, yn_ref, entity_ref, index)
+    def _extra(self, cand, yn_label, yn_ref, ents, index):
+        """What _score_lcs needs of one instance's (checked) bonus arguments."""
         if yn_ref is not None:
             return ("yn", tuple(not (yn_label != r) for r in yn_ref))
         if ents is not None:
@@ -89,7 +88,8 @@ class RougeLForDuReader(RougeL):
         """
         index = self._n_seen()
         cand, ref_list = _check_instance(cand, ref_list, index)  # iterators materialised
-        extra = self._extra(cand, ref_list, yn_label, yn_ref, entity_ref, index)
+        yn_ref, ents = check_bonus_args(cand, ref_list, yn_label, yn_ref, entity_ref, index)
+        extra = self._extra(cand, yn_label, yn_ref, ents, index)
         self._pending_cands.append(cand)
         self._pending_refs.append(ref_list)
         self._pending_extra.append(extra)
@@ -110,27 +110,11 @@ class RougeLForDuReader(RougeL):
         >>> [round(float(v), 4) for v in s.fmeasure]
         [1.0, 0.5]
         """
-        n = len(cands)
-        for what, xs in (("ref_lists", ref_lists), ("yn_labels", yn_labels),
-                         ("yn_refs", yn_refs), ("entity_refs", entity_refs)):
-            if xs is not None and len(xs) != n:
-                raise ValueError(f"add_batch: got {n} candidates but {len(xs)} {what}")
         base = self._n_seen()
-        checked = plain_strings(cands, ref_lists)
-        if not checked:
-            cands, ref_lists = list(cands), list(ref_lists)
-        nones = itertools.repeat(None)
-        extras = []
-        for i, (cand, refs, yl, yr, er) in enumerate(zip(
-                cands, ref_lists, yn_labels if yn_labels is not None else nones,
-                yn_refs if yn_refs is not None else nones, entity_refs if entity_refs is not None else nones)):
-            if not checked:
-                cand, refs = _check_instance(cand, refs, base + i)  # iterators materialised
-                cands[i], ref_lists[i] = cand, refs
-            if (yl is not None and yr is not None) or er is not None:
-                extras.append(self._extra(cand, refs, yl, yr, er, base + i))
-            else:
-                extras.append(None)
+        items = check_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base)
+        cands = [it[0] for it in items]
+        ref_lists = [it[1] for it in items]
+        extras = [self._extra(c, yl, yr, er, base + i) for i, (c, _, yl, yr, er) in enumerate(items)]
         self._flush()
         res = engine.lcs_batch(cands, ref_lists)
         return self._fold(self._score_lcs(res, cands, ref_lists, extras))

@@ -13,13 +13,14 @@ def _host(c, cl, r, rl):
     return engine.lcs_batch([c[i, :cl[i]] for i in range(len(c))], [[r[i, :rl[i]]] for i in range(len(r))]).lcs
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_lcs_device_equals_host_engine(seed):
-    rng = np.random.default_rng(seed)
+def _check_random_batches(rng, iters, t_choices, max_b, label, **kw):
+    """Seeded random batches through lcs_device vs the host engine: alphabets of
+    1 to 10**6 tokens, lengths at word boundaries, full rows, all-padding rows,
+    and every carry mode; returns the number of pairs checked."""
     n_pairs = 0
-    for it in range(150):
-        b = int(rng.integers(1, 40))
-        tc, tr = (int(rng.choice(T_CHOICES)) for _ in range(2))
+    for it in range(iters):
+        b = int(rng.integers(1, max_b))
+        tc, tr = (int(rng.choice(t_choices)) for _ in range(2))
         alpha = int(rng.choice([1, 2, 3, 8, 50, 10**6]))
         c = rng.integers(0, alpha, (b, tc))
         r = rng.integers(0, alpha, (b, tr))
@@ -31,11 +32,19 @@ def test_lcs_device_equals_host_engine(seed):
         elif kind == 2:  # some all-padding rows
             cl[rng.random(b) < 0.3] = 0
             rl[rng.random(b) < 0.3] = 0
+        elif kind == 3:  # one full row, the rest random
+            cl[0], rl[0] = tc, tr
         carry = [None, "ripple", "lookahead"][it % 3]
-        got = lcs_device(*(paddle.to_tensor(x) for x in (c, cl, r, rl)), carry=carry).numpy()
-        np.testing.assert_array_equal(got, _host(c, cl, r, rl), err_msg=f"seed {seed} it {it} carry {carry}")
+        got = lcs_device(*(paddle.to_tensor(x) for x in (c, cl, r, rl)), carry=carry, **kw).numpy()
+        np.testing.assert_array_equal(got, _host(c, cl, r, rl), err_msg=f"{label} it {it} carry {carry}")
         n_pairs += b
-    assert n_pairs > 1500
+    return n_pairs
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_lcs_device_equals_host_engine(seed):
+    n = _check_random_batches(np.random.default_rng(seed), 150, T_CHOICES, 40, f"seed {seed}")
+    assert n > 1500
 
 
 def test_lcs_masked_middle_gaps_are_removed_tokens():
@@ -78,29 +87,8 @@ COMPARE_T = [0, 1, 2, 61, 62, 63, 64, 65, 123, 124, 125, 130]
 
 
 def test_compare_path_equals_host_engine():
-    rng = np.random.default_rng(20)
-    n_pairs = 0
-    for it in range(240):
-        b = int(rng.integers(1, 12))
-        tc, tr = (int(rng.choice(COMPARE_T)) for _ in range(2))
-        alpha = int(rng.choice([1, 2, 3, 8, 50, 10**6]))
-        c = rng.integers(0, alpha, (b, tc))
-        r = rng.integers(0, alpha, (b, tr))
-        cl = rng.integers(0, tc + 1, b)
-        rl = rng.integers(0, tr + 1, b)
-        kind = it % 4
-        if kind == 1:  # full rows
-            cl[:], rl[:] = tc, tr
-        elif kind == 2:  # some all-padding rows
-            cl[rng.random(b) < 0.3] = 0
-            rl[rng.random(b) < 0.3] = 0
-        elif kind == 3:  # one full row, the rest random
-            cl[0], rl[0] = tc, tr
-        carry = [None, "ripple", "lookahead"][it % 3]
-        got = lcs_device(*(paddle.to_tensor(x) for x in (c, cl, r, rl)), carry=carry, masks="compare").numpy()
-        np.testing.assert_array_equal(got, _host(c, cl, r, rl), err_msg=f"it {it} carry {carry}")
-        n_pairs += b
-    assert n_pairs > 1000
+    n = _check_random_batches(np.random.default_rng(20), 240, COMPARE_T, 12, "compare", masks="compare")
+    assert n > 1000
 
 
 def test_compare_path_masked_middle_gaps():
