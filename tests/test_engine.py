@@ -225,3 +225,22 @@ def test_unhashable_reference_token_rejected_even_for_empty_candidate(lcs_engine
         lcs_engine(["ab", ""], [["ab"], [[["x"]]]])
     with pytest.raises(TypeError, match="instance 0, reference 1"):
         lcs_engine([[]], [[["a"], [{}]]])
+
+
+def test_missing_extension_falls_back_with_one_warning(monkeypatch):
+    """Without the compiled kernel the engine still answers exactly, with one RuntimeWarning."""
+    import warnings
+
+    from paddle_rougel import engine
+
+    monkeypatch.setattr(engine, "_c_ext", None)
+    monkeypatch.setattr(engine, "_BACKEND", "python")
+    monkeypatch.setattr(engine, "_WARNED", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert engine.lcs_length("ABCBDAB", "BDCABA") == 4
+        assert engine.lcs_batch(["abc"], [["abd", "c"]]).lcs.tolist() == [2, 1]
+    msgs = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(msgs) == 1 and "C LCS kernel is not built" in str(msgs[0].message)
+    with pytest.raises(RuntimeError, match="not built"):
+        engine.set_backend("c")
