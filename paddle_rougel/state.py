@@ -80,8 +80,8 @@ class MergeableMetric(metric_base()):
                     if config.get(k) != mine.get(k)}
             raise ValueError(f"cannot combine states with different settings: {diff} (theirs, ours)")
 
-    def load_state_dict(self, state: dict) -> None:
-        """Replace this metric's state with ``state`` (from ``state_dict()``)."""
+    def _values_of(self, state: dict) -> Dict[str, np.ndarray]:
+        """The checked state fields of a ``state_dict()`` (settings, names, shapes)."""
         self._check_compatible(state.get("metric"), state.get("config", {}))
         values = {}
         for name, (default, _) in self._state_specs.items():
@@ -91,6 +91,11 @@ class MergeableMetric(metric_base()):
             if v.shape != default.shape:
                 raise ValueError(f"state field {name!r} has shape {v.shape}, expected {default.shape}")
             values[name] = v
+        return values
+
+    def load_state_dict(self, state: dict) -> None:
+        """Replace this metric's state with ``state`` (from ``state_dict()``)."""
+        values = self._values_of(state)
         self._flush()
         self._clear_local()
         for name, v in values.items():
@@ -99,22 +104,18 @@ class MergeableMetric(metric_base()):
     def _clear_local(self) -> None:
         """Hook: drop local-only data (per-instance arrays) on load."""
 
-    def merge(self, other: "MergeableMetric") -> "MergeableMetric":
-        """Fold ``other``'s state into this one (in place); returns self."""
-        if isinstance(other, dict):
-            self._check_compatible(other.get("metric"), other.get("config", {}))
-            src = MergeableMetric.__new__(type(self))
-            states = other["states"]
-            get = lambda n: np.array(states[n], dtype=self._state_specs[n][0].dtype)  # noqa: E731
+    def merge(self, other: "MergeableMetric | dict") -> "MergeableMetric":
+        """Fold ``other`` (a metric or a ``state_dict()``) into this one, in place; returns self."""
+        if isinstance(other, dict):  # a state dict carries the sums only
+            values, local = self._values_of(other), None
         else:
             other._flush()
             self._check_compatible(type(other).__name__, other._config())
-            get = lambda n: getattr(other, n)  # noqa: E731
-            src = other
+            values, local = {n: getattr(other, n) for n in self._state_specs}, other
         self._flush()
         for name, (_, red) in self._state_specs.items():
-            setattr(self, name, _REDUCE[red](getattr(self, name), get(name)))
-        self._merge_local(src if src is other else None)
+            setattr(self, name, _REDUCE[red](getattr(self, name), values[name]))
+        self._merge_local(local)
         return self
 
     def _merge_local(self, other) -> None:

@@ -154,6 +154,14 @@ def test_state_dict_json_round_trip():
     assert other.score() == pytest.approx(m.score(), rel=1e-12)
     with pytest.raises(ValueError):
         RougeL(gamma=1.2, multi_ref="avg").load_state_dict(sd)
+    # a malformed state dict is refused by merge as by load_state_dict, state unchanged
+    before = other.score()
+    for bad, msg in (({**sd, "states": {k: v for k, v in sd["states"].items() if k != "count"}}, "missing"),
+                     ({**sd, "states": {**sd["states"], "f_sum": [1.0, 2.0]}}, "shape")):
+        for call in (other.merge, RougeL(gamma=2.0, multi_ref="avg").load_state_dict):
+            with pytest.raises(ValueError, match=msg):
+                call(bad)
+    assert other.score() == before
 
 
 def test_paddlenlp_docstring_example():
