@@ -30,16 +30,16 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from collections import Counter
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from . import engine
+from .engine import clipped_matches
 from .metric import _check_instance, _check_tokens
 from .state import MergeableMetric
 
-__all__ = ["BLEUForDuReader", "clipped_matches"]
+__all__ = ["BLEUForDuReader"]
 
 _FLUSH_AT = 4096
 
@@ -122,51 +122,6 @@ def check_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequen
             yr = None
         out.append((cand, refs, yl, yr, er))
     return out
-
-
-# --------------------------------------------------------------- counting
-
-def _python_matches(cand, sources, n_size: int) -> List[int]:
-    """Exact per-k clipped matches with dicts (fallback for huge alphabets)."""
-    out = []
-    for k in range(1, n_size + 1):
-        cc = Counter(tuple(cand[i:i + k]) for i in range(len(cand) - k + 1))
-        best: Counter = Counter()
-        for src in sources:
-            best |= Counter(tuple(src[i:i + k]) for i in range(len(src) - k + 1))
-        out.append(sum(min(c, best[g]) for g, c in cc.items() if g in best))
-    return out
-
-
-def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
-                    prefix: Optional[Sequence[int]] = None) -> np.ndarray:
-    """match[i, k-1] = sum over the distinct k-grams g of cands[i] of
-    min(count in cands[i], max over s in source_lists[i] of count in s).
-
-    Tokens: a str is its characters, any other sequence holds hashable tokens.
-    With ``prefix`` (one int per instance), the result is [2, N, n_size]: the
-    above and the same with the max over the first ``prefix[i]`` sources only
-    (one pass over the sources gives both).  Counted by the C kernel (a hash
-    table of the candidate's k-grams, sources streamed through it), or with
-    dicts when the extension is not built.
-
-    >>> clipped_matches(["aab", "xy"], [["ab", "aa"], []], 2).tolist()
-    [[3.0, 2.0], [0.0, 0.0]]
-    >>> clipped_matches(["aab"], [["aa", "ab"]], 2, prefix=[1]).tolist()
-    [[[3.0, 2.0]], [[2.0, 1.0]]]
-    """
-    N = len(cands)
-    if engine.backend() == "c":
-        raw = engine._c_ext.ngram_matches(cands, source_lists, n_size, prefix, engine.default_threads())
-        out = np.frombuffer(raw, dtype=np.int64).astype(np.float64)
-        return out.reshape(N, n_size) if prefix is None else out.reshape(2, N, n_size)
-    full = np.array([_python_matches(c, s, n_size) for c, s in zip(cands, source_lists)],
-                    dtype=np.float64).reshape(N, n_size)
-    if prefix is None:
-        return full
-    pre = np.array([_python_matches(c, s[:k], n_size) for c, s, k in zip(cands, source_lists, prefix)],
-                   dtype=np.float64).reshape(N, n_size)
-    return np.stack([full, pre])
 
 
 # ----------------------------------------------------------------- metric

@@ -6,7 +6,7 @@ import pytest
 from paddlenlp.metrics import BLEUForDuReader as PaddleNLPBLEUForDuReader
 
 from paddle_rougel import BLEUForDuReader
-from paddle_rougel.bleu import _python_matches, clipped_matches
+from paddle_rougel.engine import _python_matches, clipped_matches
 
 LABELS = ["Yes", "No", "Depends"]
 
