@@ -4,6 +4,7 @@ The extension is marked optional: on a machine without a C compiler the
 install still succeeds and paddle_rougel falls back to its pure-Python
 bit-parallel engine (exact, slower, with one warning).
 """
+import glob
 import os
 import re
 
@@ -45,7 +46,8 @@ setup(
     ext_modules=[
         Extension(
             "paddle_rougel._lcs",
-            sources=["paddle_rougel/_lcs.c"],
+            sources=sorted(glob.glob("paddle_rougel/csrc/*.c")),
+            depends=sorted(glob.glob("paddle_rougel/csrc/*.h")),
             extra_compile_args=["-O3", "-std=gnu99"],
             extra_link_args=["-lpthread"],
             optional=True,
