@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
-import tempfile
-from typing import Any, Dict, List, Optional
+import warnings
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import __version__, engine, scoring
 from .bleu import BLEUForDuReader
-from .config import ConfigError, Settings, load_config
+from .config import ConfigError, Settings, load_config, resolve_config_path
 from .dureader import RougeLForDuReader
 from .dureader_io import InputError, build_contest, file_size, read_rows
+from .fileio import OutputError, check_distinct, write_outputs
 from .metric import RougeL
 from .progress import Progress
 
@@ -39,6 +41,9 @@ __all__ = ["main"]
 PROG = "paddle-rougel"
 _BATCH = 8192  # instances per scoring call (progress granularity)
 STATE_FORMAT = "paddle-rougel-state/1"
+MAX_N_SIZE = 32  # a BLEU state's n_size: larger is a tampered file (it sizes arrays)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+EXIT_SIGPIPE = 128 + 13  # what a shell reports for a process killed by SIGPIPE
 
 
 class CliError(Exception):
@@ -47,41 +52,76 @@ class CliError(Exception):
 
 # ------------------------------------------------------------------ helpers
 
-def _err(msg: str) -> None:
-    print(f"{PROG}: error: {msg}", file=sys.stderr)
+def _oneline(msg: str) -> str:
+    """Escape control characters (a newline in a file or zip member name) and lone surrogates."""
+    if msg.isprintable():
+        return msg
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in msg)
 
 
-def _write_atomic(path: str, text: str) -> None:
-    """Write via a temp file in the same directory + rename: never half-written."""
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise CliError(f"{path}: directory {d} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+def _say(kind: str, msg: str) -> None:
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        print(f"{PROG}: {kind}: {_oneline(msg)}", file=sys.stderr)
+    except (OSError, ValueError, AttributeError):  # stderr closed: nothing else to do
+        pass
 
 
-def _settings(args, **flags) -> Settings:
-    """Config file (if any), then the explicit flags (None = not given)."""
+def _err(msg: str) -> None:
+    _say("error", msg)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one plain line (no source line): the engine's fallback notice."""
+    text = str(message)
+    if text.startswith("paddle_rougel: "):
+        text = text[len("paddle_rougel: "):]
+    _say("warning", text)
+
+
+def _os_message(e: OSError) -> str:
+    why = e.strerror or str(e) or type(e).__name__
+    return f"{e.filename}: {why}" if e.filename not in (None, "") else why
+
+
+def _check_input(path: str) -> None:
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory, expected a file")
+
+
+def _settings(args, **flags: Tuple[Any, str]) -> Settings:
+    """Config file (if any), then the explicit flags ``key=(value or None, flag name)``."""
     s = load_config(args.config) if getattr(args, "config", None) else Settings()
-    for key, val in flags.items():
+    for key, (val, flag) in flags.items():
         if val is None:
             continue
-        if key == "gamma":
-            s.gamma, s.alpha = scoring.check_gamma(val), None
-        elif key == "alpha":
-            s.alpha, s.gamma = scoring.check_alpha(val), None
-        else:
-            setattr(s, key, val)
+        try:
+            if key == "gamma":
+                s.gamma, s.alpha = scoring.check_gamma(val), None
+            elif key == "alpha":
+                s.alpha, s.gamma = scoring.check_alpha(val), None
+            elif key.startswith("bonus_") and not math.isfinite(val):
+                raise ValueError(f"must be a finite number, got {val}")
+        except (ValueError, TypeError) as e:
+            raise CliError(f"{flag}: {e}") from None
+        setattr(s, key, val)
+        s.origin[key] = flag
     return s
+
+
+def _overflow(s: Settings, e: BaseException) -> CliError:
+    """An F formula that overflowed: name the setting and where it came from."""
+    key = "alpha" if s.alpha is not None else "gamma"
+    where = s.origin.get(key, key)
+    return CliError(f"{where}: cannot score with {key} {getattr(s, key)} ({e})")
+
+
+def _check_finite(result: Dict[str, float], why: str) -> None:
+    bad = [k for k, v in result.items() if not math.isfinite(v)]
+    if bad:
+        raise CliError(f"{', '.join(bad)} is not a finite number ({why}); nothing printed")
 
 
 def _pct(x: float) -> float:
@@ -120,11 +160,36 @@ def _score_contest(contest, rouge: RougeLForDuReader, bleu: BLEUForDuReader) -> 
     bar.close()
 
 
+def _per_instance_text(contest, rouge: RougeLForDuReader) -> str:
+    pi, bonus = rouge.per_instance(), rouge.per_instance_bonus()
+    lines = []
+    for i, qid in enumerate(contest.qids):
+        row = {"question_id": qid, "question_type": contest.types[i],
+               "precision": float(pi.precision[i]), "recall": float(pi.recall[i]),
+               "f": float(pi.fmeasure[i]), "bonus": float(bonus[i])}
+        try:
+            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        except ValueError:  # NaN/inf would be invalid JSON
+            raise CliError(f"--per-instance: question_id {qid!r} has a value that is not finite "
+                           f"({row}); check the bonus weights") from None
+    return "".join(lines)
+
+
+def _inputs(args, *flags: str) -> List[Tuple[str, str]]:
+    """The files a command reads, for the output-overwrite check (a preset's file included)."""
+    out = [(flag, getattr(args, flag.lstrip("-").replace("-", "_"))) for flag in flags]
+    if getattr(args, "config", None):
+        out.append(("--config", resolve_config_path(args.config)))
+    return out
+
+
 def cmd_dureader(args) -> int:
-    s = _settings(args, bonus_alpha=args.alpha, bonus_beta=args.beta)
+    s = _settings(args, bonus_alpha=(args.alpha, "--alpha"), bonus_beta=(args.beta, "--beta"))
     if s.tokenize != "char":
         raise ConfigError(f"the dureader command scores characters; tokenize {s.tokenize!r} "
                           "is not supported (use tokenize: char)")
+    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
+    check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
     gamma = s.rouge_gamma()
     norm = None if s.normalize == "none" else True
     total = file_size(args.pred_file) + file_size(args.ref_file)
@@ -137,25 +202,23 @@ def cmd_dureader(args) -> int:
     rouge = RougeLForDuReader(alpha=s.bonus_alpha, beta=s.bonus_beta, gamma=gamma,
                               multi_ref=s.multi_ref)
     bleu = BLEUForDuReader(n_size=4, alpha=s.bonus_alpha, beta=s.bonus_beta)
-    _score_contest(contest, rouge, bleu)
-    result = {"ROUGE-L": _pct(rouge.score()), "BLEU-4": _pct(bleu.score())}
-    signature = s.signature("rougeL+bleu4", with_bonus=True)
+    try:
+        _score_contest(contest, rouge, bleu)
+        scores = {"ROUGE-L": rouge.score(), "BLEU-4": bleu.score()}
+    except OverflowError as e:
+        raise _overflow(s, e) from None
+    _check_finite(scores, f"bonus weights alpha {s.bonus_alpha}, beta {s.bonus_beta}")
+    result = {k: _pct(v) for k, v in scores.items()}
+    signature = s.signature("rougeL+bleu4", with_bonus=True, engine=engine.backend())
 
+    files = []
     if args.per_instance:
-        pi = rouge.per_instance()
-        bonus = rouge.per_instance_bonus()
-        lines = []
-        for i, qid in enumerate(contest.qids):
-            lines.append(json.dumps({
-                "question_id": qid, "question_type": contest.types[i],
-                "precision": float(pi.precision[i]), "recall": float(pi.recall[i]),
-                "f": float(pi.fmeasure[i]), "bonus": float(bonus[i]),
-            }, ensure_ascii=False))
-        _write_atomic(args.per_instance, "".join(line + "\n" for line in lines))
+        files.append((args.per_instance, _per_instance_text(contest, rouge)))
     if args.save_state:
         state = {"format": STATE_FORMAT, "signature": signature,
                  "metrics": {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}}
-        _write_atomic(args.save_state, json.dumps(state, ensure_ascii=False, indent=1) + "\n")
+        files.append((args.save_state, json.dumps(state, ensure_ascii=False, indent=1) + "\n"))
+    write_outputs(files)  # all or nothing
 
     counts = (f"questions scored: {len(contest.qids)}; missing predictions: {len(contest.missing)}; "
               f"unexpected predictions: {len(contest.unexpected)}; "
@@ -166,10 +229,67 @@ def cmd_dureader(args) -> int:
 
 # -------------------------------------------------------------------- merge
 
-def _metric_from_state(st: dict, where: str):
-    name, cfg = st.get("metric"), st.get("config")
-    if not isinstance(cfg, dict) or not isinstance(st.get("states"), dict):
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
+
+
+def _check_numbers(obj: Any) -> None:
+    """Every number finite and, if an integer, within int64 (a count 2**63 or 1e400 is tampering)."""
+    stack = [(obj, "")]
+    while stack:  # iterative: a deeply nested file cannot exhaust the stack
+        v, where = stack.pop()
+        if isinstance(v, dict):
+            stack.extend((x, f"{where}.{k}" if where else str(k)) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((x, f"{where}[{i}]") for i, x in enumerate(v))
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise CliError(f"{where}: {v} is not a finite number")
+        elif isinstance(v, int) and not _INT64[0] <= v <= _INT64[1]:
+            raise CliError(f"{where}: {v} is out of the 64-bit integer range")
+
+
+def _read_json(path: str) -> Any:
+    _check_input(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError(f"{path}:{_line_of(data, e.start)}: not UTF-8 text") from None
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:
+        raise CliError(f"{path}: invalid JSON ({e})") from None
+    except RecursionError:
+        raise CliError(f"{path}: invalid JSON (nested too deeply)") from None
+    try:
+        _check_numbers(obj)
+    except CliError as e:
+        raise CliError(f"{path}: {e}") from None
+    return obj
+
+
+def _check_state(st: Any, where: str) -> dict:
+    """Structure only (the metric checks the values): a dict with metric, config, states."""
+    if not isinstance(st, dict):
+        raise CliError(f"{where}: must be a metric state object, got {type(st).__name__}")
+    if not isinstance(st.get("config"), dict) or not isinstance(st.get("states"), dict) \
+            or not isinstance(st.get("metric"), str):
         raise CliError(f"{where}: not a metric state (needs 'metric', 'config' and 'states')")
+    if st["metric"] == "BLEUForDuReader":
+        n = st["config"].get("n_size")
+        if type(n) is not int or not 1 <= n <= MAX_N_SIZE:
+            raise CliError(f"{where}.config.n_size: must be an integer in 1..{MAX_N_SIZE}, got {n!r}")
+    return st
+
+
+def _metric_from_state(st: dict, where: str):
+    name, cfg = st["metric"], st["config"]
     try:
         if name == "RougeLForDuReader":
             m = RougeLForDuReader(alpha=cfg["alpha"], beta=cfg["beta"], gamma=cfg["gamma"],
@@ -183,22 +303,25 @@ def _metric_from_state(st: dict, where: str):
                            "RougeL or BLEUForDuReader)")
     except KeyError as e:
         raise CliError(f"{where}: {name} state lacks the setting {e.args[0]!r}") from None
+    except (ValueError, TypeError, OverflowError) as e:
+        raise CliError(f"{where}.config: {e}") from None
     return m
 
 
-def _load_state_file(path: str) -> Dict[str, dict]:
-    if not os.path.isfile(path):
-        raise CliError(f"{path}: no such file")
-    try:
-        with open(path, encoding="utf-8") as f:
-            obj = json.load(f)
-    except ValueError as e:
-        raise CliError(f"{path}: invalid JSON ({e})") from None
-    if isinstance(obj, dict) and isinstance(obj.get("metrics"), dict):
-        states = dict(obj["metrics"])
+def _load_state_file(path: str) -> Dict[str, Any]:
+    obj = _read_json(path)
+    if isinstance(obj, dict) and "metrics" in obj:
+        fmt, metrics = obj.get("format", STATE_FORMAT), obj["metrics"]
+        if fmt != STATE_FORMAT:
+            raise CliError(f"{path}: format {fmt!r} is not {STATE_FORMAT!r} (made by another version?)")
+        if not isinstance(metrics, dict) or not metrics:
+            raise CliError(f"{path}: 'metrics' must be a non-empty object of metric states")
+        states = {k: _check_state(v, f"metrics.{k}") for k, v in metrics.items()}
         sig = obj.get("signature")
+        if sig is not None and not isinstance(sig, str):
+            raise CliError(f"{path}: 'signature' must be a string")
     elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        states = {"rouge_l" if "Rouge" in str(obj["metric"]) else "bleu": obj}
+        states = {"rouge_l" if "Rouge" in str(obj["metric"]) else "bleu": _check_state(obj, "state")}
         sig = None
     else:
         raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
@@ -206,73 +329,123 @@ def _load_state_file(path: str) -> Dict[str, dict]:
     return {"states": states, "signature": sig}
 
 
-def cmd_merge(args) -> int:
-    files = [(p, _load_state_file(p)) for p in args.state_files]
+def _split_engine(sig: str) -> Tuple[str, List[str]]:
+    """The settings part of a signature, and the engines named in it (never compared)."""
+    parts = sig.split("|")
+    return ("|".join(p for p in parts if not p.startswith("engine:")),
+            [p[len("engine:"):] for p in parts if p.startswith("engine:")])
+
+
+def _merged_metrics(files) -> Dict[str, Any]:
     first_path, first = files[0]
     keys = sorted(first["states"])
-    sigs = {p: f["signature"] for p, f in files if f["signature"] is not None}
     metrics: Dict[str, Any] = {}
-    for key in keys:
-        m = _metric_from_state(first["states"][key], first_path)
-        try:
-            m.load_state_dict(first["states"][key])
-        except ValueError as e:
-            raise CliError(f"{first_path}: {e}") from None
-        metrics[key] = m
-    for path, f in files[1:]:
+    for path, f in files:
         if sorted(f["states"]) != keys:
             raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {keys}")
         for key in keys:
-            st = f["states"][key]
-            try:
-                metrics[key].merge(st)
-            except (ValueError, KeyError, TypeError) as e:
-                raise CliError(f"{path}: cannot merge with {first_path}: {e}") from None
-    if len(set(sigs.values())) > 1:
-        detail = "; ".join(f"{p}: {s}" for p, s in sigs.items())
-        raise CliError(f"state files were made with different settings ({detail})")
-    if args.config:
-        s = load_config(args.config)
-        for key, m in metrics.items():
-            want = None
-            if isinstance(m, RougeLForDuReader):
-                want = RougeLForDuReader(alpha=s.bonus_alpha, beta=s.bonus_beta, gamma=s.rouge_gamma(),
-                                         multi_ref=s.multi_ref)._config()
-            elif isinstance(m, BLEUForDuReader):
-                want = BLEUForDuReader(m.n_size, alpha=s.bonus_alpha, beta=s.bonus_beta)._config()
-            if want is not None and want != m._config():
-                raise CliError(f"the states' settings {m._config()} differ from {args.config}: {want}")
+            st, where = f["states"][key], f"{path}: metrics.{key}"
+            if key not in metrics:
+                metrics[key] = _metric_from_state(st, where)
+            try:  # the metric checks field names, shapes and values, naming the field
+                if path == first_path:
+                    metrics[key].load_state_dict(st)
+                else:
+                    metrics[key].merge(st)
+            except (ValueError, KeyError, TypeError, OverflowError) as e:
+                what = "" if path == first_path else f"cannot merge with {first_path}: "
+                raise CliError(f"{where}: {what}{_oneline(str(e)) or type(e).__name__}") from None
+    return metrics
+
+
+def _check_merge_config(metrics: Dict[str, Any], spec: str) -> None:
+    s = load_config(spec)
+    for m in metrics.values():
+        want = None
+        if isinstance(m, RougeLForDuReader):
+            want = RougeLForDuReader(alpha=s.bonus_alpha, beta=s.bonus_beta, gamma=s.rouge_gamma(),
+                                     multi_ref=s.multi_ref)._config()
+        elif isinstance(m, BLEUForDuReader):
+            want = BLEUForDuReader(m.n_size, alpha=s.bonus_alpha, beta=s.bonus_beta)._config()
+        if want is not None and want != m._config():
+            raise CliError(f"the states' settings {m._config()} differ from {spec}: {want}")
+
+
+def _merged_scores(metrics: Dict[str, Any], where: str) -> Dict[str, float]:
     result: Dict[str, float] = {}
+    ordered = [m for m in metrics.values() if isinstance(m, RougeL)] + \
+              [m for m in metrics.values() if isinstance(m, BLEUForDuReader)]
+    for m in ordered:
+        name = "ROUGE-L" if isinstance(m, RougeL) else f"BLEU-{m.n_size}"
+        if name in result:  # two states of one kind would print one number for two data sets
+            raise CliError(f"{where}: holds two {name} states")
+        try:
+            result[name] = m.score()
+        except OverflowError as e:
+            raise CliError(f"{where}: cannot score with the settings {m._config()} ({e})") from None
+    _check_finite(result, "the states' sums or settings are out of range")
+    return {k: _pct(v) for k, v in result.items()}
+
+
+def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
+    bases = {p: _split_engine(s)[0] for p, s in sigs.items()}
+    if len(set(bases.values())) > 1:
+        detail = "; ".join(f"{p}: {s}" for p, s in bases.items())
+        raise CliError(f"state files were made with different settings ({detail})")
+    if bases:
+        engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
+        return next(iter(bases.values())) + (f"|engine:{'+'.join(engines)}" if engines else "")
+    parts = []
     for m in metrics.values():
-        if isinstance(m, RougeL):
-            result["ROUGE-L"] = _pct(m.score())
-    for m in metrics.values():
-        if isinstance(m, BLEUForDuReader):
-            result[f"BLEU-{m.n_size}"] = _pct(m.score())
-    if sigs:
-        signature = next(iter(sigs.values()))
-    else:
-        parts = []
-        for m in metrics.values():
-            cfg = m._config()
-            parts.append(type(m).__name__ + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
-        signature = "|".join(["merged"] + parts + [f"v:{__version__}"])
+        cfg = m._config()
+        parts.append(type(m).__name__ + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
+    return "|".join(["merged"] + parts + [f"v:{__version__}"])
+
+
+def _distinct_inputs(paths: List[str]) -> None:
+    """The same state file twice (or a link to it) would count its data twice."""
+    seen: Dict[Tuple[int, int], str] = {}
+    for p in paths:
+        _check_input(p)
+        st = os.stat(p)
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            raise CliError(f"{p} is the same file as {seen[key]} (its data would be counted twice)")
+        seen[key] = p
+
+
+def cmd_merge(args) -> int:
+    _distinct_inputs(args.state_files)
+    files = [(p, _load_state_file(p)) for p in args.state_files]
+    metrics = _merged_metrics(files)
+    sigs = {p: f["signature"] for p, f in files if f["signature"] is not None}
+    signature = _merge_signature(metrics, sigs)
+    if args.config:
+        _check_merge_config(metrics, args.config)
+    result = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
     _print_result(result, args.format, signature, [f"merged {len(files)} state files"])
     return 0
 
 
 # -------------------------------------------------------------------- score
 
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
 def _read_lines(path: str) -> List[str]:
-    if not os.path.isfile(path):
-        raise CliError(f"{path}: no such file")
+    _check_input(path)
     try:
         with open(path, "rb") as f:
             data = f.read()
-        text = data.decode("utf-8-sig")
+    except OSError as e:
+        raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
+    if data.startswith(b"\xef\xbb\xbf"):  # dropped before decoding: offsets stay file offsets - 3
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise CliError(f"{path}:{line}: not UTF-8 text") from None
+        raise CliError(f"{path}:{_line_of(data, e.start)}: not UTF-8 text") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -296,9 +469,28 @@ def _tokenizer(name: str, norm: str):
     return lambda t: [w for w in jieba.lcut(strip(t)) if w.strip()]
 
 
+def _score_lines(hyps, refsets, tok, multi_ref: str, f_of) -> np.ndarray:
+    """Sums of P, R, F over the lines."""
+    n = len(hyps)
+    sums = np.zeros(3)
+    bar = Progress(n, "scoring", min_total=2 * _BATCH)
+    for lo in range(0, n, _BATCH):
+        hi = min(lo + _BATCH, n)
+        cands = [tok(h) for h in hyps[lo:hi]]
+        ref_lists = [[tok(rs[i]) for rs in refsets] for i in range(lo, hi)]
+        res = engine.lcs_batch(cands, ref_lists)
+        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
+        pi, ri, fi = scoring.reduce_refs(p, r, res.offsets, multi_ref, f_of)
+        sums += [pi.sum(), ri.sum(), fi.sum()]
+        bar.update(hi - lo)
+    bar.close()
+    return sums
+
+
 def cmd_score(args) -> int:
-    s = _settings(args, gamma=args.gamma, alpha=args.alpha, tokenize=args.tokenize,
-                  normalize=args.normalize, multi_ref=args.multi_ref)
+    s = _settings(args, gamma=(args.gamma, "--gamma"), alpha=(args.alpha, "--alpha"),
+                  tokenize=(args.tokenize, "--tokenize"), normalize=(args.normalize, "--normalize"),
+                  multi_ref=(args.multi_ref, "--multi-ref"))
     norm = "none" if s.tokenize == "whitespace" else s.normalize
     hyps = _read_lines(args.hyp)
     refsets = [_read_lines(p) for p in args.ref]
@@ -314,22 +506,16 @@ def cmd_score(args) -> int:
         f_of = lambda p, r: scoring.f_t2t(p, r)  # noqa: E731
     else:
         f_of = lambda p, r: scoring.f_alpha(p, r, s.alpha)  # noqa: E731
-    sums = np.zeros(3)
-    bar = Progress(n, "scoring", min_total=2 * _BATCH)
-    for lo in range(0, n, _BATCH):
-        hi = min(lo + _BATCH, n)
-        cands = [tok(h) for h in hyps[lo:hi]]
-        ref_lists = [[tok(rs[i]) for rs in refsets] for i in range(lo, hi)]
-        res = engine.lcs_batch(cands, ref_lists)
-        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
-        pi, ri, fi = scoring.reduce_refs(p, r, res.offsets, s.multi_ref, f_of)
-        sums += [pi.sum(), ri.sum(), fi.sum()]
-        bar.update(hi - lo)
-    bar.close()
+    try:
+        sums = _score_lines(hyps, refsets, tok, s.multi_ref, f_of)
+    except OverflowError as e:
+        raise _overflow(s, e) from None
     P, R, F = (sums / n).tolist() if n else (0.0, 0.0, 0.0)
-    signature = s.signature("rougeL", tokenize=s.tokenize).replace(f"norm:{s.normalize}", f"norm:{norm}")
+    _check_finite({"precision": P, "recall": R, "f": F}, "the F formula's settings")
+    signature = s.signature("rougeL", tokenize=s.tokenize, engine=engine.backend())
+    signature = signature.replace(f"norm:{s.normalize}", f"norm:{norm}")
     if args.format == "json":
-        print(json.dumps({"precision": P, "recall": R, "f": F, "n": n}))
+        print(json.dumps({"precision": P, "recall": R, "f": F, "n": n}, allow_nan=False))
         print(signature, file=sys.stderr)
     else:
         print("metric   P       R       F       n")
@@ -342,7 +528,8 @@ def cmd_score(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Fast exact ROUGE-L (and the DuReader contest score).")
-    ap.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    ap.add_argument("--version", action="version",
+                    version=f"{PROG} {__version__} (engine: {engine.backend()})")
     sub = ap.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("dureader", help="DuReader contest score: ROUGE-L and BLEU-4 with bonus")
@@ -384,27 +571,59 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _stdout_gone() -> int:
+    """stdout's reader went away (``| head``): quiet, as other CLIs, with SIGPIPE's status."""
+    try:  # point fd 1 at /dev/null so the interpreter's final flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # in-process callers: no real fd
+        pass
+    return EXIT_SIGPIPE
+
+
+def _run(args) -> int:
+    if sys.stdout is None:  # started with fd 1 closed: the score would vanish
+        raise CliError("standard output is closed: nowhere to print the score")
+    rc = args.func(args)
+    sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
+    return rc
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 error)."""
+    """Run the command line; returns the exit status (0 ok, 2 error, 141 stdout closed by its reader)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        finally:
+            if sys.stdout is not None:
+                sys.stdout.flush()  # --help / --version into a closed pipe
     except SystemExit as e:  # usage errors (2), --help / --version (0)
-        return int(e.code or 0)
+        return e.code if isinstance(e.code, int) else 2
+    except BrokenPipeError:
+        return _stdout_gone()
     if args.command == "score" and args.gamma is not None and args.alpha is not None:
         _err("give --gamma or --alpha, not both")
         return 2
-    try:
-        return args.func(args)
-    except (CliError, InputError, ConfigError) as e:
-        _err(str(e))
-    except (ValueError, TypeError) as e:  # a metric rejected an input: still one line
-        _err(str(e))
-    except OSError as e:
-        _err(f"{e.filename or ''}: {e.strerror or e}")
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning  # one plain line, no source line
+        try:
+            return _run(args)
+        except BrokenPipeError:
+            return _stdout_gone()
+        except (CliError, InputError, ConfigError, OutputError) as e:
+            _err(str(e))
+        except (ValueError, TypeError, OverflowError) as e:  # a metric rejected an input
+            _err(str(e) or type(e).__name__)
+        except RecursionError:
+            _err("input nested too deeply")
+        except MemoryError:
+            _err("out of memory")
+        except OSError as e:
+            _err(_os_message(e))
+        except KeyboardInterrupt:
+            _err("interrupted")
+            return 130
     return 2
 
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Dict
 from typing import Any, Optional
 
 __all__ = ["Settings", "ConfigError", "load_config", "preset_dir", "PRESETS"]
@@ -48,14 +49,22 @@ class Settings:
     normalize: str = "nows"
     bonus_alpha: float = 1.0
     bonus_beta: float = 1.0
+    # where each numeric setting came from ("--gamma", "x.yaml: 'gamma'"), for error messages
+    origin: Dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def f_name(self) -> str:
         if self.alpha is None:
             return f"gamma:{self.gamma}"
         return "f:t2t" if self.alpha < 0 else f"alpha:{self.alpha}"
 
-    def signature(self, metric: str, with_bonus: bool = False, tokenize: Optional[str] = None) -> str:
-        """One line naming every setting that changes the number (as sacreBLEU's)."""
+    def signature(self, metric: str, with_bonus: bool = False, tokenize: Optional[str] = None,
+                  engine: Optional[str] = None) -> str:
+        """One line naming every setting that changes the number (as sacreBLEU's).
+
+        ``engine`` (``c`` | ``python``), when given, is appended last as
+        ``engine:NAME``: it never changes the number (both engines are exact)
+        but tells the reader what ran; ``merge`` ignores it when comparing.
+        """
         from . import __version__
 
         parts = [metric, self.f_name(), f"multi_ref:{self.multi_ref}",
@@ -63,6 +72,8 @@ class Settings:
         if with_bonus:
             parts.append(f"bonus:a{self.bonus_alpha},b{self.bonus_beta}")
         parts.append(f"v:{__version__}")
+        if engine:
+            parts.append(f"engine:{engine}")
         return "|".join(parts)
 
     def rouge_gamma(self) -> float:
@@ -72,7 +83,12 @@ class Settings:
         if not 0 < self.alpha <= 1:
             raise ConfigError(f"alpha {self.alpha} has no gamma equivalent (the DuReader metric "
                               "needs 0 < alpha <= 1, or a gamma)")
-        return math.sqrt((1.0 - self.alpha) / self.alpha)
+        g = math.sqrt((1.0 - self.alpha) / self.alpha)
+        if not math.isfinite(g):  # alpha so small that 1/alpha is inf
+            where = self.origin.get("alpha", "alpha")
+            raise ConfigError(f"{where}: {self.alpha} is too small (gamma = sqrt((1 - alpha) / alpha) "
+                              "is not finite)")
+        return g
 
 
 def preset_dir() -> str:
@@ -81,8 +97,13 @@ def preset_dir() -> str:
 
 
 def _number(v: Any, key: str, where: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ConfigError(f"{where}: {key!r} must be a finite number, got {v!r}")
+    try:  # float() of a huge YAML integer overflows rather than giving inf
+        ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(float(v))
+    except OverflowError:
+        ok = False
+    if not ok:
+        shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:40] + "..."
+        raise ConfigError(f"{where}: {key!r} must be a finite number, got {shown}")
     return float(v)
 
 
@@ -118,10 +139,13 @@ def load_config(spec: str, base: Optional[Settings] = None) -> Settings:
     try:
         with open(path, encoding="utf-8") as f:
             data = yaml.safe_load(f)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: invalid YAML ({' '.join(str(e).split())})") from None
+    except UnicodeDecodeError as e:  # before ValueError: a binary file
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as e:
+        # ValueError: PyYAML's constructors (e.g. a timestamp with month 13)
+        raise ConfigError(f"{path}: invalid YAML ({' '.join(str(e).split()) or type(e).__name__})") from None
     except OSError as e:
-        raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
+        raise ConfigError(f"{path}: cannot read ({e.strerror or e})") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -138,11 +162,13 @@ def load_config(spec: str, base: Optional[Settings] = None) -> Settings:
         if g < 0:
             raise ConfigError(f"{path}: 'gamma' must be >= 0, got {g}")
         s.gamma, s.alpha = g, None
+        s.origin["gamma"] = f"{path}: 'gamma'"
     if "alpha" in data:
         a = _number(data["alpha"], "alpha", path)
         if a > 1:
             raise ConfigError(f"{path}: 'alpha' must be <= 1 (negative = tensor2tensor), got {a}")
         s.alpha, s.gamma = a, None
+        s.origin["alpha"] = f"{path}: 'alpha'"
     if "multi_ref" in data:
         s.multi_ref = _choice(data["multi_ref"], "multi_ref", path, MULTI_REF)
     if "tokenize" in data:
@@ -156,10 +182,10 @@ def load_config(spec: str, base: Optional[Settings] = None) -> Settings:
         for key in b:
             if key not in ("alpha", "beta"):
                 raise ConfigError(f"{path}: unknown key 'bonus.{key}' (known: bonus.alpha, bonus.beta)")
-        if "alpha" in b:
-            s.bonus_alpha = _number(b["alpha"], "bonus.alpha", path)
-        if "beta" in b:
-            s.bonus_beta = _number(b["beta"], "bonus.beta", path)
+        for key in ("alpha", "beta"):
+            if key in b:
+                setattr(s, "bonus_" + key, _number(b[key], "bonus." + key, path))
+                s.origin["bonus_" + key] = f"{path}: 'bonus.{key}'"
     return s
 
 

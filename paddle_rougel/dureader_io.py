@@ -25,6 +25,7 @@ import itertools
 import json
 import os
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -46,52 +47,149 @@ def normalize(s: str) -> str:
     return "".join(s.split())
 
 
+MAX_LINE = 256 << 20  # bytes: a longer line is an error, so memory is bounded by it, not the file
+_CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+try:
+    from lzma import LZMAError as _LZMAError
+except ImportError:  # a Python without lzma: zipfile cannot read such members either
+    _LZMAError = OSError
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, _LZMAError, EOFError, OSError, RuntimeError,
+               NotImplementedError, ValueError, OverflowError)
+
+
+def is_zip(path: str) -> bool:
+    """A zip archive: a ``.zip`` extension in any case, or (a regular file) zip magic bytes.
+
+    JSON text never starts with ``PK``, so sniffing cannot misread a JSON-lines file.
+    """
+    if path.lower().endswith(".zip"):
+        return True
+    if not os.path.isfile(path):  # a FIFO or device: peeking would consume its data
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+    except OSError:
+        return False
+
+
+def _zip_why(e: BaseException) -> str:
+    """A short reason for a zip failure (zipfile's own messages embed ZipInfo reprs)."""
+    if isinstance(e, zlib.error) or type(e).__name__ == "LZMAError":
+        return f"corrupt compressed data ({e})"
+    if isinstance(e, RuntimeError) and "encrypted" in str(e):
+        return "encrypted members are not supported"
+    if isinstance(e, NotImplementedError):
+        return "unsupported compression method"
+    if isinstance(e, EOFError):
+        return "truncated compressed data"
+    return getattr(e, "strerror", None) or str(e) or type(e).__name__
+
+
 def _iter_lines(path: str, progress: Optional[Callable[[int], None]] = None
                 ) -> Iterator[Tuple[str, int, str]]:
-    """Yield ``(name, line_number, line)``; ``name`` is the file or ``file[member]``."""
+    """Yield ``(name, line_number, line)`` of the non-blank lines; ``name`` is the file or
+    ``file[member]``.  Streams: memory is bounded by the longest line, not the file."""
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory, expected a JSON-lines or .zip file")
-    if path.endswith(".zip"):
-        try:
-            zf = zipfile.ZipFile(path)
-        except zipfile.BadZipFile:
-            raise InputError(f"{path}: not a valid zip archive") from None
-        with zf:
-            members = [m for m in zf.infolist() if not m.is_dir()]
-            if not members:
-                raise InputError(f"{path}: the zip archive holds no files")
-            for m in members:
-                data = zf.read(m)
-                yield from _split(data, f"{path}[{m.filename}]", progress)
+    if is_zip(path):
+        yield from _zip_lines(path, progress)
         return
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        f = open(path, "rb")
     except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
-    yield from _split(data, path, progress)
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    with f:
+        yield from _lines(f, path, progress, OSError)
 
 
-def _split(data: bytes, name: str, progress) -> Iterator[Tuple[str, str]]:
+def _zip_lines(path: str, progress) -> Iterator[Tuple[str, int, str]]:
     try:
-        text = data.decode("utf-8-sig")
+        zf = zipfile.ZipFile(path)
+    except _ZIP_ERRORS as e:
+        raise InputError(f"{path}: not a valid zip archive ({_zip_why(e)})") from None
+    with zf:
+        members = [m for m in zf.infolist() if not m.is_dir()]
+        if not members:
+            raise InputError(f"{path}: the zip archive holds no files")
+        for m in members:
+            name = f"{path}[{m.filename}]"
+            try:
+                f = zf.open(m)
+            except _ZIP_ERRORS as e:
+                raise InputError(f"{name}: cannot read ({_zip_why(e)})") from None
+            with f:
+                yield from _lines(f, name, progress, _ZIP_ERRORS)
+
+
+def _read(f, name: str, lineno: int, errors) -> bytes:
+    try:
+        return f.read(_CHUNK)
+    except errors as e:  # a bad CRC surfaces at the member's end: name the line reached
+        why = _zip_why(e) if errors is _ZIP_ERRORS else (e.strerror or str(e))
+        raise InputError(f"{name}:{lineno + 1}: cannot read ({why})") from None
+
+
+def _decoded(raw: bytes, name: str, lineno: int) -> Optional[str]:
+    if len(raw) > MAX_LINE:
+        raise InputError(f"{name}:{lineno}: line longer than {MAX_LINE >> 20} MiB")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise InputError(f"{name}:{line}: not UTF-8 text") from None
-    step = 0
-    scale = len(data) / max(len(text), 1)  # the bar counts bytes; lines are characters
-    for i, line in enumerate(text.split("\n"), 1):
+        raise InputError(f"{name}:{lineno}: not UTF-8 text (byte {e.start + 1} of the line)") from None
+    return text if text and not text.isspace() else None
+
+
+def _lines(f, name: str, progress, errors) -> Iterator[Tuple[str, int, str]]:
+    """Split a binary stream into lines chunk by chunk (a BOM at its start is dropped)."""
+    lineno, pending, pending_len, first = 0, [], 0, True
+    while True:
+        chunk = _read(f, name, lineno, errors)
+        if not chunk:
+            break
         if progress is not None:
-            step += len(line) + 1
-            if step >= 1 << 16:
-                progress(int(step * scale))
-                step = 0
-        if line and not line.isspace():
-            yield name, i, line
-    if progress is not None and step:
-        progress(int(step * scale))
+            progress(len(chunk))
+        if first:
+            first = False
+            while len(chunk) < 3 and _BOM.startswith(chunk):  # short reads (a FIFO)
+                more = _read(f, name, lineno, errors)
+                if not more:
+                    break
+                chunk += more
+            if chunk.startswith(_BOM):
+                chunk = chunk[3:]
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:  # no line end in this chunk: a long line, kept in pieces
+            pending.append(chunk)
+            pending_len += len(chunk)
+            if pending_len > MAX_LINE:
+                _decoded(b"".join(pending), name, lineno + 1)  # raises: too long
+            continue
+        if pending:
+            parts[0] = b"".join(pending) + parts[0]
+        tail = parts.pop()
+        pending, pending_len = ([tail], len(tail)) if tail else ([], 0)
+        for raw in parts:
+            lineno += 1
+            text = _decoded(raw, name, lineno)
+            if text is not None:
+                yield name, lineno, text
+    if pending:
+        text = _decoded(b"".join(pending), name, lineno + 1)
+        if text is not None:
+            yield name, lineno + 1, text
+
+
+def _utf8_ok(s: str) -> bool:
+    """False for a lone surrogate from a JSON escape (it cannot be written back as UTF-8)."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _w(where: Tuple[str, int]) -> str:
@@ -135,6 +233,8 @@ def read_rows(path: str, is_ref: bool, progress: Optional[Callable[[int], None]]
         qid = obj["question_id"]
         if not isinstance(qid, (str, int)) or isinstance(qid, bool):
             raise InputError(f"{_w(where)}: 'question_id' must be a string or an integer, got {qid!r}")
+        if type(qid) is str and not qid.isascii() and not _utf8_ok(qid):
+            raise InputError(f"{_w(where)}: 'question_id' holds an unpaired surrogate escape ({qid!r})")
         if qid in first_seen:
             raise InputError(f"{_w(where)}: duplicate question_id {qid!r} (first at {_w(first_seen[qid])})")
         first_seen[qid] = where
@@ -224,10 +324,10 @@ def build_contest(preds: Dict[Any, dict], refs: Dict[Any, dict]) -> Contest:
 def file_size(path: str) -> int:
     """Bytes to read (uncompressed for a zip), for the progress bar; 0 if unknown."""
     try:
-        if path.endswith(".zip"):
+        if is_zip(path):
             with zipfile.ZipFile(path) as zf:
                 return sum(m.file_size for m in zf.infolist())
         return os.path.getsize(path)
-    except (OSError, zipfile.BadZipFile):
+    except _ZIP_ERRORS:
         return 0
 

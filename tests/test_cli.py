@@ -12,7 +12,7 @@ from paddlenlp.metrics import BLEUForDuReader as PaddleNLPBLEUForDuReader
 from paddlenlp.metrics import RougeLForDuReader as PaddleNLPRougeLForDuReader
 
 import paddle_rougel
-from paddle_rougel import RougeL
+from paddle_rougel import RougeL, engine
 from paddle_rougel.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,7 +74,7 @@ def test_examples_match_official_logic(capsys):
     assert out.count("\n") == 1  # stdout is the JSON alone
     assert "missing predictions: 1; unexpected predictions: 1; skipped (no reference answers): 1" in err
     sig = f"rougeL+bleu4|gamma:1.2|multi_ref:max_pr|tok:char|norm:nows|bonus:a1.0,b1.0|v:{paddle_rougel.__version__}"
-    assert sig in err.splitlines()
+    assert sig + f"|engine:{engine.backend()}" in err.splitlines()  # the engine: informational, last
 
 
 def test_bonus_weights_and_zip(capsys, tmp_path):
