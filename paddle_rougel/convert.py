@@ -1,55 +1,52 @@
-"""Network output -> token-id tensors for the device path.
+"""Network output -> candidate and reference tokens, on the host or on the device.
 
-``prepare(output, label, seq_mask, ...)`` turns what a seq2seq network and
-its data loader give (logits or ids, labels, an optional mask) into
-``(cand, cand_valid, ref, ref_valid)``: [B, T] int64 ids and bool masks of
-the tokens that count, ready for :func:`paddle_rougel.device.lcs_masked`.
-Everything runs with Paddle operations on the inputs' place.
+``prepare(output, label, seq_mask, ...)`` turns what a seq2seq network and its
+data loader give (logits or ids, labels, an optional mask) into
+``(cand, cand_valid, ref, ref_valid)``: [B, T] int64 ids and bool masks of the
+tokens that count.  The rules are written once, over an array namespace, and
+run with numpy (the host path: numpy arrays and CPU tensors, scored by the C
+engine) or with Paddle operations on the inputs' place (the device path,
+scored by :func:`paddle_rougel.device.lcs_masked`).  The model output is the
+candidate, the label the reference; the same rules apply to both sides:
 
-Rules, the same for both sides (the model output is the candidate, the
-label the reference):
-
-1. logits ``[B, T, V]`` (float) are reduced by ``argmax`` over V; ids are
-   ``[B, T]`` (or ``[B, T, 1]``) integers; float ids are an error;
+1. logits ``[B, T, V]`` (float, V >= 1) are reduced by ``argmax`` over V; ids
+   are ``[B, T]`` (or ``[B, T, 1]``) integers; float ids are an error;
 2. ``seq_mask`` ``[B, T]`` (or ``[B, T, 1]``): a sequence ends at its first 0
    (as paddlenlp);
 3. ``eos_id``: then a sequence ends at its first eos (eos excluded);
-4. ``pad_id``: then pad tokens are dropped wherever they are (the LCS
-   treats them as removed, and the lengths do not count them);
-5. ``vocab``: ids are mapped to a canonical id (the smallest id with the same
-   token), so that scores are token-level; an id the vocab lacks is an error.
+4. ``pad_id``: then pad tokens are dropped wherever they are;
+5. ``vocab``: ids are mapped to a canonical id (the smallest id with an equal
+   token), so scores are token-level; an id the vocab lacks is an error.
 
-:func:`vocab_table` builds the canonical-id table once per vocab.
+This module imports paddle only for tensors.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Optional
 
 import numpy as np
-import paddle
 
-__all__ = ["prepare", "vocab_table", "as_tensor", "check_packed"]
+__all__ = ["prepare", "host_tokens", "vocab_table", "VocabTable", "check_packed", "on_host"]
 
-_INT = (paddle.int8, paddle.int16, paddle.int32, paddle.int64, paddle.uint8)
-_FLOAT = (paddle.float16, paddle.float32, paddle.float64, paddle.bfloat16)
-
-
-def as_tensor(x: Any, what: str, place=None) -> paddle.Tensor:
-    """A paddle.Tensor (numpy arrays and lists are converted on ``place``)."""
-    if isinstance(x, paddle.Tensor):
-        return x
-    if x is None:
-        raise TypeError(f"{what} is None")
-    try:
-        arr = np.asarray(x)
-    except Exception as e:  # pragma: no cover - exotic inputs
-        raise TypeError(f"{what}: cannot convert {type(x).__name__} to a tensor ({e})") from None
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise TypeError(f"{what} must be numeric, got an array of {arr.dtype}")
-    return paddle.to_tensor(arr, place=place)
+# |id| below this: the device LCS encodes a valid token t as 2t in an int64
+_ID_LIMIT = 1 << 61
 
 
 # ------------------------------------------------------------------ vocab
+
+def _vocab_items(vocab: Any) -> list:
+    if isinstance(vocab, dict):
+        return list(vocab.items())
+    if isinstance(vocab, (list, tuple)):
+        return list(enumerate(vocab))
+    if hasattr(vocab, "idx_to_token"):
+        m = vocab.idx_to_token
+        return list(m.items()) if isinstance(m, dict) else list(enumerate(m))
+    if hasattr(vocab, "to_tokens") and hasattr(vocab, "__len__"):
+        return list(enumerate(vocab.to_tokens(list(range(len(vocab))))))
+    raise TypeError("vocab must be a dict id -> token, a list of tokens, or a Vocab with "
+                    f"idx_to_token / to_tokens; got {type(vocab).__name__}")
+
 
 def vocab_table(vocab: Any) -> np.ndarray:
     """id -> canonical id (smallest id with an equal token), -1 where the vocab lacks the id.
@@ -61,24 +58,17 @@ def vocab_table(vocab: Any) -> np.ndarray:
     >>> vocab_table({0: "a", 1: "b", 3: "a"}).tolist()
     [0, 1, -1, 0]
     """
-    if isinstance(vocab, dict):
-        items = list(vocab.items())
-    elif isinstance(vocab, (list, tuple)):
-        items = list(enumerate(vocab))
-    elif hasattr(vocab, "idx_to_token"):
-        m = vocab.idx_to_token
-        items = list(m.items()) if isinstance(m, dict) else list(enumerate(m))
-    elif hasattr(vocab, "to_tokens") and hasattr(vocab, "__len__"):
-        n = len(vocab)
-        items = list(enumerate(vocab.to_tokens(list(range(n)))))
-    else:
-        raise TypeError("vocab must be a dict id -> token, a list of tokens, or a Vocab with "
-                        f"idx_to_token / to_tokens; got {type(vocab).__name__}")
+    return _table_of(_vocab_items(vocab))
+
+
+def _table_of(items: list) -> np.ndarray:
     ids = []
     for i, _ in items:
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or i < 0:
             raise TypeError(f"vocab ids must be non-negative integers, got {i!r}")
         ids.append(int(i))
+    if ids and max(ids) >= 1 << 31:
+        raise ValueError(f"vocab id {max(ids)} is too large for a lookup table (ids must be < 2**31)")
     table = np.full((max(ids) + 1) if ids else 0, -1, dtype=np.int64)
     first: dict = {}
     for i, tok in sorted(zip(ids, (t for _, t in items)), key=lambda it: it[0]):
@@ -89,124 +79,307 @@ def vocab_table(vocab: Any) -> np.ndarray:
     return table
 
 
-# ------------------------------------------------------------------ inputs
+class VocabTable:
+    """The canonical-id table of a vocab, rebuilt whenever the vocab's content changes.
 
-def _ids(x: paddle.Tensor, what: str, allow_logits: bool) -> Tuple[paddle.Tensor, bool]:
-    """[B, T] int64 ids from ids or logits; returns (ids, was_logits)."""
-    if x.dtype in _FLOAT:
+    The check compares a snapshot of the vocab's (id, token) items with the
+    current ones (C-speed list equality), so a vocab mutated in place is
+    never scored with a stale table.
+    """
+
+    def __init__(self, vocab: Any):
+        self.vocab = vocab
+        self._items = _vocab_items(vocab)
+        self.table = _table_of(self._items)
+        self._per_place: dict = {}
+
+    def current(self) -> np.ndarray:
+        items = _vocab_items(self.vocab)
+        if items != self._items:
+            self._items, self.table, self._per_place = items, _table_of(items), {}
+        return self.table
+
+    def tensor(self, place):
+        import paddle
+
+        table = self.current()
+        key = str(place)
+        if key not in self._per_place:
+            self._per_place[key] = paddle.to_tensor(table, place=place)
+        return self._per_place[key]
+
+
+# ------------------------------------------------------ array namespaces
+
+class _Numpy:
+    """The handful of array operations the rules need, for numpy."""
+
+    @staticmethod
+    def kind(x) -> str:
+        return x.dtype.kind if x.dtype.kind in "biuf" else "?"
+
+    argmax = staticmethod(lambda x, axis: np.argmax(x, axis=axis))
+    cumsum = staticmethod(lambda x, axis: np.cumsum(x, axis=axis))
+    logical_and = staticmethod(np.logical_and)
+    logical_not = staticmethod(np.logical_not)
+    take = staticmethod(np.take)
+    clip = staticmethod(np.clip)
+    where = staticmethod(np.where)
+    unsqueeze = staticmethod(np.expand_dims)
+
+    @staticmethod
+    def ones(x):
+        return np.ones(x.shape, dtype=bool)
+
+    @staticmethod
+    def full_like(x, v):
+        return np.full_like(x, v)
+
+    @staticmethod
+    def to_numpy(x):
+        return x
+
+
+class _Paddle:
+    """The same operations with Paddle ops on the tensors' own place."""
+
+    def __init__(self):
+        import paddle
+
+        self.p = paddle
+        self._kinds = {paddle.bool: "b"}
+        for d in (paddle.int8, paddle.int16, paddle.int32, paddle.int64):
+            self._kinds[d] = "i"
+        self._kinds[paddle.uint8] = "u"
+        for d in (paddle.float16, paddle.float32, paddle.float64, paddle.bfloat16):
+            self._kinds[d] = "f"
+
+    def kind(self, x) -> str:
+        return self._kinds.get(x.dtype, "?")
+
+    def argmax(self, x, axis):
+        return self.p.argmax(x, axis=axis)
+
+    def cumsum(self, x, axis):
+        return self.p.cumsum(x, axis=axis)
+
+    def logical_and(self, a, b):
+        return self.p.logical_and(a, b)
+
+    def logical_not(self, a):
+        return self.p.logical_not(a)
+
+    def take(self, table, idx):
+        return self.p.gather(table, idx.reshape([-1])).reshape(idx.shape)
+
+    def clip(self, x, lo, hi):
+        return self.p.clip(x, lo, hi)
+
+    def where(self, c, a, b):
+        return self.p.where(c, a, b)
+
+    def unsqueeze(self, x, axis):
+        return self.p.unsqueeze(x, axis)
+
+    def ones(self, x):
+        return self.p.ones_like(x, dtype="bool")
+
+    def full_like(self, x, v):
+        return self.p.full_like(x, v)
+
+    @staticmethod
+    def to_numpy(x):
+        return x.numpy()
+
+
+def on_host(x: Any) -> bool:
+    """True for numpy data and CPU tensors (scored by the C engine), False for accelerator tensors."""
+    if isinstance(x, np.ndarray) or not hasattr(x, "place"):
+        return True
+    place = x.place
+    return bool(getattr(place, "is_cpu_place", lambda: False)())
+
+
+def _host_array(x: Any, what: str) -> np.ndarray:
+    if x is None:
+        raise TypeError(f"{what} is None")
+    if hasattr(x, "place") and hasattr(x, "numpy"):  # a CPU tensor
+        import paddle
+
+        if x.dtype == paddle.bfloat16:  # numpy has no bfloat16
+            x = x.astype("float32")
+        return x.numpy()
+    try:
+        arr = np.asarray(x)
+    except Exception as e:  # noqa: BLE001 - exotic inputs get one clear message
+        raise TypeError(f"{what}: cannot convert {type(x).__name__} to an array ({e})") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{what} must be numeric, got an array of {arr.dtype}")
+    return arr
+
+
+def _device_tensor(x: Any, what: str, place=None):
+    import paddle
+
+    if isinstance(x, paddle.Tensor):
+        return x
+    return paddle.to_tensor(_host_array(x, what), place=place)
+
+
+# ------------------------------------------------------------------ rules
+
+def _ids(x, what: str, xp, allow_logits: bool):
+    """[B, T] int64 ids from ids or logits; returns (ids or None, was_logits)."""
+    k, shape = xp.kind(x), list(x.shape)
+    if k == "f":
         if allow_logits and x.ndim == 3:
+            if shape[2] == 0:
+                raise ValueError(f"{what}: logits of shape {shape} have no vocabulary axis (V = 0)")
             return None, True
-        raise TypeError(f"{what}: float token ids of shape {list(x.shape)} (expected integer ids "
+        raise TypeError(f"{what}: float token ids of shape {shape} (expected integer ids "
                         f"[B, T]{' or float logits [B, T, V]' if allow_logits else ''})")
-    if x.dtype not in _INT:
+    if k not in "iu":
         raise TypeError(f"{what}: expected integer token ids, got {x.dtype}")
-    if x.ndim == 3 and x.shape[2] == 1:
+    if x.ndim == 3 and shape[2] == 1:
         x = x.squeeze(2)
     if x.ndim != 2:
         raise ValueError(f"{what}: expected [B, T] (or [B, T, 1]) ids"
-                         f"{' or [B, T, V] logits' if allow_logits else ''}, got shape {list(x.shape)}")
+                         f"{' or [B, T, V] logits' if allow_logits else ''}, got shape {shape}")
     return x.astype("int64"), False
 
 
-def _mask(seq_mask: paddle.Tensor) -> paddle.Tensor:
-    m = seq_mask
-    if m.ndim == 3 and m.shape[2] == 1:
+def _mask(m, xp):
+    shape = list(m.shape)
+    if m.ndim == 3 and shape[2] == 1:
         m = m.squeeze(2)
     if m.ndim != 2:
-        raise ValueError(f"seq_mask: expected [B, T] (or [B, T, 1]), got shape {list(seq_mask.shape)}")
-    if m.dtype != paddle.bool and m.dtype not in _INT and m.dtype not in _FLOAT:
+        raise ValueError(f"seq_mask: expected [B, T] (or [B, T, 1]), got shape {shape}")
+    if xp.kind(m) == "?":
         raise TypeError(f"seq_mask: expected a numeric or bool mask, got {m.dtype}")
     return m
 
 
-def _before_first(hit: paddle.Tensor) -> paddle.Tensor:
+def _before_first(hit, xp):
     """True at positions before the first True of each row."""
-    return paddle.cumsum(hit.astype("int32"), axis=1) == 0
+    return xp.cumsum(hit.astype("int32"), axis=1) == 0
 
 
-def prepare(output: Any, label: Any, seq_mask: Any = None, *, pad_id: Optional[int] = None,
-            eos_id: Optional[int] = None, canon: Optional[paddle.Tensor] = None,
-            mask_logits: bool = False):
-    """Candidate/reference ids and validity masks: ``(cand, cand_valid, ref, ref_valid)``.
-
-    Args:
-        output: logits [B, T, V] (float) or ids [B, T] / [B, T, 1].
-        label: ids [B, T] / [B, T, 1].
-        seq_mask: optional [B, T] / [B, T, 1]; a row ends at its first 0.
-        pad_id, eos_id: see the module docstring.
-        canon: canonical-id table (``vocab_table`` as an int64 tensor) or None.
-        mask_logits: multiply the logits by ``seq_mask`` before argmax
-            (paddlenlp's exact operation; positions it changes are cut anyway).
-
-    Raises before doing any work with side effects: TypeError / ValueError
-    naming the argument for wrong ranks, float ids, mismatched batch sizes or
-    lengths, and KeyError naming the id and row for an id missing from the vocab.
-    """
-    out = as_tensor(output, "output")
-    place = out.place
-    lab = as_tensor(label, "label", place)
-    ids_o, is_logits = _ids(out, "output", allow_logits=True)
-    ids_l, _ = _ids(lab, "label", allow_logits=False)
+def _check_shapes(out, ids_l, mask) -> None:
     b = out.shape[0]
     if ids_l.shape[0] != b:
         raise ValueError(f"batch sizes differ: output has {b} rows, label has {ids_l.shape[0]}")
-    mask = None
-    if seq_mask is not None:
-        mask = _mask(as_tensor(seq_mask, "seq_mask", place))
-        nz = mask if mask.dtype == paddle.bool else mask != 0
+    if mask is not None:
         if mask.shape[0] != b:
             raise ValueError(f"batch sizes differ: output has {b} rows, seq_mask has {mask.shape[0]}")
-        t_out = out.shape[1]
-        if mask.shape[1] != t_out or mask.shape[1] != ids_l.shape[1]:
-            raise ValueError(f"seq_mask has {mask.shape[1]} positions but output has {t_out} "
-                             f"and label {ids_l.shape[1]}")
+        if mask.shape[1] != out.shape[1] or mask.shape[1] != ids_l.shape[1]:
+            raise ValueError(f"seq_mask has {mask.shape[1]} positions but output has "
+                             f"{out.shape[1]} and label {ids_l.shape[1]}")
+
+
+def _valid(ids, nz, eos_id, pad_id, xp):
+    keep = xp.ones(ids) if nz is None else _before_first(xp.logical_not(nz), xp)
+    if eos_id is not None:
+        keep = xp.logical_and(keep, _before_first(ids == eos_id, xp))
+    if pad_id is not None:
+        keep = xp.logical_and(keep, ids != pad_id)
+    return keep
+
+
+def _canonical(ids, valid, canon, xp):
+    """(canonical ids, mask of valid positions whose id the vocab lacks)."""
+    n = canon.shape[0]
+    if n == 0:
+        mapped = xp.full_like(ids, -1)
+    else:
+        inside = xp.logical_and(ids >= 0, ids < n)
+        mapped = xp.take(canon, xp.clip(ids, 0, n - 1))
+        mapped = xp.where(inside, mapped, xp.full_like(mapped, -1))
+    return mapped, xp.logical_and(valid, mapped < 0)
+
+
+def _rules(out, lab, seq_mask, xp, pad_id, eos_id, canon, mask_logits):
+    """The five rules (module doc) over namespace ``xp``; returns (cand, cv, ref, rv)."""
+    ids_o, is_logits = _ids(out, "output", xp, allow_logits=True)
+    ids_l, _ = _ids(lab, "label", xp, allow_logits=False)
+    mask = None if seq_mask is None else _mask(seq_mask, xp)
+    _check_shapes(out, ids_l, mask)
+    nz = None if mask is None else (mask if xp.kind(mask) == "b" else mask != 0)
     if is_logits:
         logits = out
-        if mask_logits and mask is not None:
-            logits = logits * mask.astype(logits.dtype).unsqueeze(2)
-        ids_o = paddle.argmax(logits, axis=2).astype("int64")
-
-    def valid_of(ids: paddle.Tensor) -> paddle.Tensor:
-        keep = paddle.ones_like(ids, dtype="bool")
-        if mask is not None:
-            keep = _before_first(paddle.logical_not(nz))
-        if eos_id is not None:
-            keep = paddle.logical_and(keep, _before_first(ids == eos_id))
-        if pad_id is not None:
-            keep = paddle.logical_and(keep, ids != pad_id)
-        return keep
-
-    cv, rv = valid_of(ids_o), valid_of(ids_l)
-    ids_raw_o, ids_raw_l = ids_o, ids_l
-    if canon is not None:
-        ids_o, bad_o = _canonical(ids_o, cv, canon)
-        ids_l, bad_l = _canonical(ids_l, rv, canon)
-        if bool(paddle.logical_or(bad_o.any(), bad_l.any())):  # the one host check
-            for what, ids, bad in (("output", ids_o, bad_o), ("label", ids_l, bad_l)):
-                if bool(bad.any()):
-                    rows, cols = np.nonzero(bad.numpy())
-                    r, c = int(rows[0]), int(cols[0])
-                    tok = (ids_raw_o if what == "output" else ids_raw_l)[r, c]
-                    raise KeyError(f"{what}: token id {int(tok)} (batch row {r}, position {c}) "
-                                   f"is not in the vocab ({canon.shape[0]} ids)")
-    return ids_o, cv, ids_l, rv
+        if mask_logits and mask is not None:  # paddlenlp's exact operation
+            logits = logits * xp.unsqueeze(mask.astype(logits.dtype), 2)
+        ids_o = xp.argmax(logits, axis=2).astype("int64")
+    cv, rv = _valid(ids_o, nz, eos_id, pad_id, xp), _valid(ids_l, nz, eos_id, pad_id, xp)
+    if canon is None:
+        return ids_o, cv, ids_l, rv
+    co, bad_o = _canonical(ids_o, cv, canon, xp)
+    cl, bad_l = _canonical(ids_l, rv, canon, xp)
+    if bool(bad_o.any()) or bool(bad_l.any()):  # host checks, vocab path only
+        for what, raw, bad in (("output", ids_o, bad_o), ("label", ids_l, bad_l)):
+            if bool(bad.any()):
+                rows, cols = np.nonzero(xp.to_numpy(bad))
+                r, c = int(rows[0]), int(cols[0])
+                tok = int(xp.to_numpy(raw)[r, c])
+                raise KeyError(f"{what}: token id {tok} (batch row {r}, position {c}) "
+                               f"is not in the vocab ({canon.shape[0]} ids)")
+    return co, cv, cl, rv
 
 
-def _canonical(ids: paddle.Tensor, valid: paddle.Tensor, canon: paddle.Tensor):
-    """(canonical ids, bool mask of valid positions whose id the vocab lacks)."""
-    n = canon.shape[0]
-    inside = paddle.logical_and(ids >= 0, ids < n)
-    if n:
-        mapped = paddle.gather(canon, paddle.clip(ids, 0, n - 1).reshape([-1])).reshape(ids.shape)
-        mapped = paddle.where(inside, mapped, paddle.full_like(mapped, -1))
-    else:
-        mapped = paddle.full_like(ids, -1)
-    return mapped, paddle.logical_and(valid, mapped < 0)
+def prepare(output: Any, label: Any, seq_mask: Any = None, *, pad_id: Optional[int] = None,
+            eos_id: Optional[int] = None, canon=None, mask_logits: bool = False):
+    """Device path: ``(cand, cand_valid, ref, ref_valid)`` as Paddle tensors on the output's place.
+
+    ``canon``: the vocab's canonical-id table as an int64 tensor (or None).
+    Raises before any side effect: TypeError / ValueError naming the argument
+    for wrong ranks, float ids, empty logits, mismatched batch sizes or
+    lengths; KeyError naming the id and row for an id missing from the vocab.
+    """
+    import paddle
+
+    out = _device_tensor(output, "output")
+    lab = _device_tensor(label, "label", out.place)
+    mask = None if seq_mask is None else _device_tensor(seq_mask, "seq_mask", out.place)
+    cand, cv, ref, rv = _rules(out, lab, mask, _PADDLE(), pad_id, eos_id, canon, mask_logits)
+    # ids beyond +-2**61 would collide in the device LCS's key encoding: rank them
+    # (an order-preserving, equality-preserving map), which no real vocabulary needs
+    big = [(x >= _ID_LIMIT).any() for x in (cand, ref)] + [(x <= -_ID_LIMIT).any() for x in (cand, ref)]
+    if bool(paddle.stack(big).any()):
+        both = paddle.concat([cand.reshape([-1]), ref.reshape([-1])])
+        _, inv = paddle.unique(both, return_inverse=True)
+        inv = inv.astype("int64")
+        n = cand.shape[0] * cand.shape[1]
+        cand, ref = inv[:n].reshape(cand.shape), inv[n:].reshape(ref.shape)
+    return cand, cv, ref, rv
+
+
+def host_tokens(output: Any, label: Any, seq_mask: Any = None, *, pad_id: Optional[int] = None,
+                eos_id: Optional[int] = None, canon: Optional[np.ndarray] = None,
+                mask_logits: bool = False):
+    """Host path: per row, the candidate's and the reference's valid ids as int64 numpy arrays.
+
+    >>> c, r = host_tokens(np.array([[5, 2, 7]]), np.array([[5, 7, 0]]), eos_id=2, pad_id=0)
+    >>> c[0].tolist(), r[0].tolist()
+    ([5], [5, 7])
+    """
+    out, lab = _host_array(output, "output"), _host_array(label, "label")
+    mask = None if seq_mask is None else _host_array(seq_mask, "seq_mask")
+    cand, cv, ref, rv = _rules(out, lab, mask, _Numpy, pad_id, eos_id, canon, mask_logits)
+    return [c[v] for c, v in zip(cand, cv)], [r[v] for r, v in zip(ref, rv)]
+
+
+_PADDLE_NS = []
+
+
+def _PADDLE() -> _Paddle:  # noqa: N802 - built once, on first device use
+    if not _PADDLE_NS:
+        _PADDLE_NS.append(_Paddle())
+    return _PADDLE_NS[0]
 
 
 def check_packed(packed: Any) -> np.ndarray:
     """Validate ``compute``'s output ([B, 3] integers: lcs, cand_len, ref_len) as numpy."""
-    arr = packed.numpy() if isinstance(packed, paddle.Tensor) else np.asarray(packed)
+    arr = packed.numpy() if hasattr(packed, "numpy") and not isinstance(packed, np.ndarray) \
+        else np.asarray(packed)
     if arr.ndim != 2 or arr.shape[1] != 3 or arr.dtype.kind not in "iu":
         raise ValueError(
             "update() with one argument expects compute()'s output, an integer array [B, 3] of "

@@ -93,14 +93,29 @@ def precision_recall(lcs, cand_len, ref_len, bonus=0.0):
 
 
 def f_gamma(p, r, gamma: float = 1.2) -> np.ndarray:
-    """(1 + g^2) P R / (R + g^2 P), 0 where P or R is 0 (paddlenlp's exact operation order)."""
+    """(1 + g^2) P R / (R + g^2 P), 0 where P or R is 0 (paddlenlp's exact operation order).
+
+    Finite for every finite gamma: when g^2 would overflow (g > 1e150) the
+    equal form (1/g^2 + 1) P R / (R/g^2 + P) is used, whose limit is R.
+
+    >>> float(f_gamma(np.array([0.5]), np.array([0.25]), 1e200)[0])
+    0.25
+    """
     p = np.asarray(p, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
-    g2 = float(gamma) ** 2
+    g = float(gamma)
     ok = (p != 0) & (r != 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = ((1 + g2) * p * r) / (r + g2 * p)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if g <= _G_SAFE:
+            g2 = g ** 2
+            f = ((1 + g2) * p * r) / (r + g2 * p)
+        else:
+            w = (1.0 / g) ** 2  # may underflow to 0: then F = P R / P = R exactly
+            f = ((w + 1) * p * r) / (w * r + p)
     return np.where(ok, f, 0.0)
+
+
+_G_SAFE = 1e150  # g^2 <= 1e300: (1 + g^2) * P * R stays finite for P, R <= 1
 
 
 def f_alpha(p, r, alpha: float = 0.5) -> np.ndarray:

@@ -9,7 +9,7 @@ import paddle
 import pytest
 
 import oracle
-from paddle_rougel import RougeL, metric as metric_mod
+from paddle_rougel import RougeL, accumulators as metric_mod
 
 
 def _data(seed, n, max_len=30):
@@ -65,7 +65,7 @@ def test_add_inst_add_batch_and_oracle_agree(mode, gamma):
 
 
 def test_flush_boundary_many_add_inst_calls():
-    n = 2 * metric_mod._FLUSH_AT + 37  # crosses the buffer size twice
+    n = 2 * metric_mod.FLUSH_AT + 37  # crosses the buffer size twice
     rng = random.Random(32)
     cands = [oracle.random_seq(rng, rng.randrange(0, 8), "ab") for _ in range(n)]
     refs = [[oracle.random_seq(rng, rng.randrange(0, 8), "ab")] for _ in range(n)]
@@ -73,7 +73,7 @@ def test_flush_boundary_many_add_inst_calls():
     m = RougeL()
     for i, (c, r) in enumerate(zip(cands, refs)):
         m.add_inst(c, r)
-        if i == metric_mod._FLUSH_AT + 5:  # reading mid-way must not double count
+        if i == metric_mod.FLUSH_AT + 5:  # reading mid-way must not double count
             assert m.score() == pytest.approx(want[: i + 1].mean(), rel=1e-12)
     np.testing.assert_allclose(m.per_instance().fmeasure, want, rtol=1e-12, atol=1e-15)
     assert m.score() == pytest.approx(want.mean(), rel=1e-12)

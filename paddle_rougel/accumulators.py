@@ -1,0 +1,479 @@
+"""Pure accumulators: the state, scoring and merging of every metric, numpy only.
+
+An accumulator holds a metric's figures in a few declared fields (float64
+sums, int64 counts), each with the reduction that combines two states
+(``"sum"``, ``"max"``, ``"min"``).  From that one declaration come ``merge``,
+``state_dict`` / ``load_state_dict`` and distributed sync, with no
+per-metric code.  A metric implements only ``_score(batch)``: the field
+increments and per-instance results of one validated :class:`~.inputs.Batch`.
+
+The command line and the functional API use accumulators directly (no
+paddle); the ``paddle.metric.Metric`` classes in ``metric.py`` hold one.
+
+Guarantees (tested):
+
+* instances are snapshotted when added (see ``inputs.py``); a rejected call
+  changes nothing;
+* buffered instances are scored in batches; a scoring error leaves them
+  buffered and the fields unchanged (fold first, clear after success);
+* one lock serialises every call, so an accumulator may be shared by threads;
+* ``load_state_dict`` / ``merge`` refuse a state of another metric, other
+  settings, or values that no run can produce (wrong type, NaN, negative,
+  fractional counts, sums above their counts, int64 overflow).
+
+>>> from paddle_rougel.inputs import make_batch
+>>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
+>>> acc.add(make_batch(["abcd", "xy"], [["abce"], ["xy", "yx"]]))
+>>> acc.score(), acc.count
+(0.875, 2)
+"""
+from __future__ import annotations
+
+import copy
+import math
+import sys
+import threading
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from . import engine, scoring
+from .inputs import EMPTY, Batch, concat
+from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
+
+__all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
+           "ACCUMULATORS", "from_state", "FLUSH_AT"]
+
+FLUSH_AT = 4096          # buffered instances per engine call
+_MAX_VALUE = 2 ** 62     # a count or sum at or above this cannot come from a real run
+_REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+# (values, {name: reduction}) -> all-reduced values; supplied by the Paddle layer
+SyncFn = Callable[[Dict[str, np.ndarray], Dict[str, str]], Dict[str, np.ndarray]]
+
+
+class Accumulator:
+    """Declared state fields, buffering, merge, state dicts; subclasses score batches."""
+
+    metric_name = ""
+    settings_class: type = RougeLSettings
+
+    def __init__(self, settings):
+        if not isinstance(settings, self.settings_class):
+            raise TypeError(f"{type(self).__name__} needs {self.settings_class.__name__}, "
+                            f"got {type(settings).__name__}")
+        self.settings = settings
+        self._lock = threading.RLock()
+        self._specs: Dict[str, Tuple[np.ndarray, str]] = {}
+        self._declare()
+        self._values = {n: d.copy() for n, (d, _) in self._specs.items()}
+        self._pending: List[Batch] = []
+        self._n_pending = 0
+        self._local: List[Any] = []  # per-instance results, in order (not part of the state)
+
+    # ------------------------------------------------------------ declaring
+    def _declare(self) -> None:
+        raise NotImplementedError
+
+    def _field(self, name: str, default: Any, reduce: str = "sum") -> None:
+        arr = np.array(default)
+        arr = arr.astype(np.int64 if arr.dtype.kind in "iub" else np.float64)
+        self._specs[name] = (arr, reduce)
+
+    def field_names(self) -> Tuple[str, ...]:
+        return tuple(self._specs)
+
+    # -------------------------------------------------------------- scoring
+    def _score(self, batch: Batch) -> Tuple[Dict[str, np.ndarray], Any]:
+        """Field increments and the per-instance result of one batch (no side effects)."""
+        raise NotImplementedError
+
+    def _fold(self, deltas: Dict[str, Any], local: Any) -> None:
+        new = {n: _REDUCE[red](self._values[n], deltas[n]) for n, (_, red) in self._specs.items()}
+        self._check_range(new, "after adding")
+        self._values.update(new)  # assignments only from here: nothing left to fail
+        if local is not None:
+            self._local.append(local)
+
+    # ------------------------------------------------------------ adding data
+    def n_seen(self) -> int:
+        """Instances added so far (folded and buffered): the next instance's index."""
+        with self._lock:
+            return int(self._values["count"]) + self._n_pending
+
+    def add(self, batch: Batch) -> None:
+        """Buffer a validated batch; scored when FLUSH_AT instances wait or on a read."""
+        if not len(batch):
+            return
+        with self._lock:
+            self._pending.append(batch)
+            self._n_pending += len(batch)
+            if self._n_pending >= FLUSH_AT:
+                self.flush()
+
+    def add_now(self, batch: Batch) -> Any:
+        """Score a validated batch at once (after what is buffered); returns its per-instance result."""
+        with self._lock:
+            self.flush()
+            deltas, local = self._score(batch)
+            self._fold(deltas, local)
+            return local
+
+    def flush(self) -> None:
+        """Score what is buffered.  On error the buffer and the fields stay as they were."""
+        with self._lock:
+            if not self._pending:
+                return
+            deltas, local = self._score(concat(self._pending))
+            self._fold(deltas, local)
+            self._pending, self._n_pending = [], 0
+
+    # -------------------------------------------------------------- reading
+    def values(self, sync: Optional[SyncFn] = None) -> Dict[str, np.ndarray]:
+        """Copies of the fields after a flush, all-reduced by ``sync`` when given."""
+        with self._lock:
+            self.flush()
+            local = {n: v.copy() for n, v in self._values.items()}
+        if sync is None:
+            return local
+        return sync(local, {n: red for n, (_, red) in self._specs.items()})
+
+    def __getattr__(self, name: str):
+        # state fields read as attributes (acc.count), flushed first
+        specs = self.__dict__.get("_specs")
+        if specs is not None and name in specs:
+            v = self.values()[name]
+            return v.item() if v.ndim == 0 else v
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    def reset(self) -> None:
+        with self._lock:
+            self._values = {n: d.copy() for n, (d, _) in self._specs.items()}
+            self._pending, self._n_pending, self._local = [], 0, []
+
+    # ------------------------------------------------------- state and merge
+    def state_dict(self) -> dict:
+        """The state as plain JSON-friendly data: metric name, settings, fields."""
+        vals = self.values()
+        return {"metric": self.metric_name, "config": self.settings.config(),
+                "states": {n: v.tolist() for n, v in vals.items()}}
+
+    def _checked_state(self, state: Any) -> Dict[str, np.ndarray]:
+        """The field values of a ``state_dict()``, after every check (nothing is modified)."""
+        if not isinstance(state, dict) or not isinstance(state.get("states"), dict):
+            raise ValueError("not a metric state (needs 'metric', 'config' and 'states')")
+        name = state.get("metric")
+        if name != self.metric_name:
+            raise ValueError(f"cannot combine a {name} state with a {self.metric_name}")
+        theirs = self.settings_class.from_config(state.get("config", {}), "state 'config'")
+        self._check_settings(theirs)
+        values = {}
+        for field, (default, _) in self._specs.items():
+            if field not in state["states"]:
+                raise ValueError(f"state field {field!r} is missing")
+            values[field] = _field_value(state["states"][field], default, field)
+        extra = set(state["states"]) - set(self._specs)
+        if extra:
+            raise ValueError(f"unknown state field {sorted(extra)[0]!r}")
+        self._check_range(values, "in the state")
+        return values
+
+    def _check_settings(self, theirs) -> None:
+        if theirs != self.settings:
+            mine, other = self.settings.config(), theirs.config()
+            diff = {k: (other.get(k), mine.get(k)) for k in mine if other.get(k) != mine.get(k)}
+            raise ValueError(f"cannot combine states with different settings: {diff} (theirs, ours)")
+
+    def _check_range(self, values: Dict[str, np.ndarray], when: str) -> None:
+        """Counts and sums within what a real run gives; subclasses add consistency rules."""
+        for name, v in values.items():
+            if v.size and (not np.all(np.isfinite(v)) or v.min() < 0 or v.max() >= _MAX_VALUE):
+                raise ValueError(f"state field {name!r} {when} is out of range "
+                                 f"(must be finite, >= 0 and < 2**62): {v.tolist()}")
+
+    def load_state_dict(self, state: dict) -> None:
+        """Replace the state with ``state`` (from ``state_dict()``); per-instance results are dropped."""
+        values = self._checked_state(state)
+        with self._lock:
+            self._values = values
+            self._pending, self._n_pending, self._local = [], 0, []
+
+    def merge(self, other: "Accumulator | dict") -> "Accumulator":
+        """Fold another accumulator (or a ``state_dict()``) into this one; returns self."""
+        if isinstance(other, Accumulator):
+            if other is self:
+                raise ValueError("cannot merge a metric into itself")
+            if other.metric_name != self.metric_name:
+                raise ValueError(f"cannot combine a {other.metric_name} with a {self.metric_name}")
+            self._check_settings(other.settings)
+            with other._lock:
+                values, local = other.values(), list(other._local)
+        else:
+            values, local = self._checked_state(other), []
+        with self._lock:
+            self.flush()
+            self._guard_int_overflow(values)
+            self._fold(values, None)
+            self._local.extend(local)
+        return self
+
+    def _guard_int_overflow(self, values: Dict[str, np.ndarray]) -> None:
+        for n, (d, red) in self._specs.items():  # int64 sums would wrap silently
+            if d.dtype.kind == "i" and red == "sum":
+                if int(self._values[n].max(initial=0)) + int(values[n].max(initial=0)) >= _MAX_VALUE:
+                    raise ValueError(f"state field {n!r}: the merged count would overflow")
+
+    # ------------------------------------------------------------- copying
+    def __getstate__(self):
+        with self._lock:
+            d = dict(self.__dict__)
+        del d["_lock"]
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self._lock = threading.RLock()
+
+    def __copy__(self):
+        # a copy never shares mutable state (fields, buffer, results) with the original
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        new = object.__new__(type(self))
+        new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return new
+
+
+def _field_value(raw: Any, default: np.ndarray, name: str) -> np.ndarray:
+    """One state field from JSON data: numbers of the right kind and shape, nothing coerced."""
+    integral = default.dtype.kind == "i"
+
+    def check(x):
+        if isinstance(x, list):
+            return [check(y) for y in x]
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+            raise TypeError(f"state field {name!r}: expected numbers, got {type(x).__name__} {x!r}")
+        if not math.isfinite(x) or x < 0 or x >= _MAX_VALUE:
+            raise ValueError(f"state field {name!r}: {x!r} is out of range "
+                             "(must be finite, >= 0 and < 2**62)")
+        if integral and not float(x).is_integer():
+            raise ValueError(f"state field {name!r}: a count must be a whole number, got {x!r}")
+        return int(x) if integral else float(x)
+
+    arr = np.array(check(raw.tolist() if isinstance(raw, np.ndarray) else raw), dtype=default.dtype)
+    if arr.shape != default.shape:
+        raise ValueError(f"state field {name!r} has shape {arr.shape}, expected {default.shape}")
+    return arr
+
+
+# ------------------------------------------------------------------ ROUGE-L
+
+class RougeLAccumulator(Accumulator):
+    """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
+
+    metric_name = "RougeL"
+    settings_class = RougeLSettings
+
+    def _declare(self) -> None:
+        for name in ("f_sum", "p_sum", "r_sum"):
+            self._field(name, 0.0)
+        self._field("count", 0)
+
+    def _check_range(self, values, when) -> None:
+        super()._check_range(values, when)
+        n = float(values["count"])
+        for name in ("f_sum", "p_sum", "r_sum"):  # each per-instance value is <= 1
+            if float(values[name]) > n * (1 + 1e-9) + 1e-9:
+                raise ValueError(f"state field {name!r} {when} is {float(values[name])!r}, "
+                                 f"more than the count {int(n)} (each instance adds at most 1)")
+
+    def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
+        return None  # the DuReader subclass adds its bonus here
+
+    def _score(self, batch: Batch):
+        res = engine.lcs_batch(batch.cands, batch.ref_lists)
+        bonus = self._pair_bonus(res, batch)
+        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len,
+                                        0.0 if bonus is None else bonus)
+        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
+                                               self.settings.f))
+        local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
+        return self._deltas(s), local
+
+    @staticmethod
+    def _deltas(s: scoring.Score) -> Dict[str, Any]:
+        return {"f_sum": np.sum(s.fmeasure), "p_sum": np.sum(s.precision),
+                "r_sum": np.sum(s.recall), "count": np.int64(len(s.fmeasure))}
+
+    def add_lcs(self, lcs, cand_len, ref_len) -> scoring.Score:
+        """Fold per-instance (lcs, cand_len, ref_len) of one reference each (the device path)."""
+        p, r = scoring.precision_recall(lcs, cand_len, ref_len)
+        s = scoring.Score(p, r, self.settings.f(p, r))
+        with self._lock:
+            self.flush()
+            self._fold(self._deltas(s), (s, None))
+        return s
+
+    def score(self, sync: Optional[SyncFn] = None) -> float:
+        """Mean per-instance F (0.0 when nothing was added)."""
+        v = self.values(sync)
+        n = int(v["count"])
+        return float(v["f_sum"] / n) if n else 0.0
+
+    def scores(self, sync: Optional[SyncFn] = None) -> scoring.Score:
+        """Macro-averaged P, R and F as floats."""
+        v = self.values(sync)
+        n = int(v["count"])
+        if not n:
+            return scoring.Score(0.0, 0.0, 0.0)
+        return scoring.Score(float(v["p_sum"] / n), float(v["r_sum"] / n), float(v["f_sum"] / n))
+
+    def per_instance(self) -> scoring.Score:
+        """Per-instance P, R, F arrays in the order added (this process, since the last reset)."""
+        with self._lock:
+            self.flush()
+            parts = [loc[0] for loc in self._local]
+        if not parts:
+            return scoring.Score(*(np.zeros(0, dtype=np.float64) for _ in range(3)))
+        return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
+
+
+def _per_instance_max(bonus: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    if len(offsets) <= 1:
+        return np.zeros(0, dtype=np.float64)
+    return np.maximum.reduceat(bonus, offsets[:-1])
+
+
+def _entity_bonus(cand: Any, ents: tuple) -> float:
+    # paddlenlp's add_entity_bonus: the float sum of the lengths of the entities found
+    total = 0.0
+    for e in ents:
+        if e in cand:
+            total += len(e)
+    return total
+
+
+class DuReaderRougeLAccumulator(RougeLAccumulator):
+    """ROUGE-L with the DuReader yes/no and entity bonus (see ``dureader.py``)."""
+
+    metric_name = "RougeLForDuReader"
+    settings_class = DuReaderRougeLSettings
+
+    def _pair_bonus(self, res: engine.LcsResult, batch: Batch) -> np.ndarray:
+        """Weighted bonus of every (candidate, reference) pair, flat [M]."""
+        counts = res.ref_count
+        ent = np.zeros(len(counts), dtype=np.float64)
+        if batch.entities is not None:
+            for i, ents in enumerate(batch.entities):
+                if ents is not None:
+                    ent[i] = self.settings.entity_weight * _entity_bonus(batch.cands[i], ents)
+        bonus = np.repeat(ent, counts)
+        if batch.yn_match is not None:
+            mask = np.zeros(len(res.lcs), dtype=bool)
+            for i, m in enumerate(batch.yn_match):
+                if m is not None:
+                    mask[res.offsets[i]:res.offsets[i + 1]] = m
+            bonus[mask] = self.settings.yesno_weight * res.lcs[mask].astype(np.float64)
+        return bonus
+
+    def per_instance_bonus(self) -> np.ndarray:
+        """Per-instance weighted bonus (the largest over its references), in the order added."""
+        with self._lock:
+            self.flush()
+            parts = [loc[1] if loc[1] is not None else np.zeros(len(loc[0].fmeasure))
+                     for loc in self._local]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
+
+
+# --------------------------------------------------------------------- BLEU
+
+class BleuAccumulator(Accumulator):
+    """Corpus BLEU with the DuReader bonus: clipped n-gram matches, candidate n-grams, lengths."""
+
+    metric_name = "BLEUForDuReader"
+    settings_class = BleuSettings
+
+    def _declare(self) -> None:
+        n = self.settings.n_size
+        self._field("match_ngram", np.zeros(n))
+        self._field("candi_ngram", np.zeros(n))
+        self._field("bp_c", 0.0)
+        self._field("bp_r", 0.0)
+        self._field("count", 0)
+
+    def _check_range(self, values, when) -> None:
+        super()._check_range(values, when)
+        if np.any(values["match_ngram"] > values["candi_ngram"] * (1 + 1e-9) + 1e-9):
+            raise ValueError(f"state field 'match_ngram' {when} exceeds 'candi_ngram' "
+                             "(matches are at most the candidate n-grams)")
+
+    def _score(self, batch: Batch):
+        n, st = self.settings.n_size, self.settings
+        cands, refs = batch.cands, batch.ref_lists
+        # one pass for the plain counts and the yes/no bonus: the same-label
+        # references first (a max ignores order), the bonus is the max over that prefix
+        srcs, npre, e_idx = [], [], []
+        yn = batch.yn_match or (None,) * len(cands)
+        ents = batch.entities or (None,) * len(cands)
+        for i, (rl, same) in enumerate(zip(refs, yn)):
+            if same is not None:
+                srcs.append([r for r, s in zip(rl, same) if s] + [r for r, s in zip(rl, same) if not s])
+                npre.append(sum(same))
+            else:
+                srcs.append(rl)
+                npre.append(0)
+                if ents[i] is not None:
+                    e_idx.append(i)
+        base, yn_m = engine.clipped_matches(cands, srcs, n, prefix=npre)
+        weight = np.array([st.yesno_weight if s is not None else 0.0 for s in yn], dtype=np.float64)
+        bonus = yn_m * weight[:, None]
+        if e_idx:  # the entity bonus: a second, small pass over (candidate, entities)
+            bonus[e_idx] = engine.clipped_matches([cands[i] for i in e_idx],
+                                                  [list(ents[i]) for i in e_idx], n) * st.entity_weight
+        clen = np.fromiter(map(len, cands), dtype=np.int64, count=len(cands))
+        ks = np.arange(1, n + 1)
+        cand_size = np.maximum(clen[:, None] - ks[None, :] + 1, 0).astype(np.float64)
+        bsum = bonus.sum(axis=0)
+        # brevity penalty: the reference length closest to the candidate's (ties -> shorter)
+        bp_r = sum(min((abs(c - len(r)), len(r)) for r in rl)[1] for c, rl in zip(clen.tolist(), refs))
+        return {"match_ngram": base.sum(axis=0) + bsum, "candi_ngram": cand_size.sum(axis=0) + bsum,
+                "bp_c": float(clen.sum()), "bp_r": float(bp_r), "count": np.int64(len(cands))}, None
+
+    def score(self, sync: Optional[SyncFn] = None) -> float:
+        """BLEU-n_size (paddlenlp's formula and operation order; 0.0 with no candidate token)."""
+        v = self.values(sync)
+        match, candi = v["match_ngram"].tolist(), v["candi_ngram"].tolist()
+        bp_c, bp_r = float(v["bp_c"]), float(v["bp_r"])
+        if bp_c == 0:
+            return 0.0
+        n = self.settings.n_size
+        probs = []
+        for k in range(n):
+            p = 0.0 if candi[k] == 0 else match[k] / float(candi[k])
+            probs.append(sys.float_info.min if p == 0 else p)  # paddlenlp's floor, not the contest's 0
+        logs = math.fsum((1 / n) * math.log(p) for p in probs)
+        return math.exp(min(1 - bp_r / bp_c, 0)) * math.exp(logs)
+
+
+ACCUMULATORS = {"RougeL": RougeLAccumulator, "RougeLForDuReader": DuReaderRougeLAccumulator,
+                "BLEUForDuReader": BleuAccumulator}
+assert set(ACCUMULATORS) == set(SETTINGS)
+
+
+def from_state(state: Any, where: str = "state") -> Accumulator:
+    """A new accumulator holding ``state`` (a ``state_dict()``), its class and settings from it."""
+    if not isinstance(state, dict):
+        raise ValueError(f"{where}: not a metric state (got {type(state).__name__})")
+    name = state.get("metric")
+    if name not in ACCUMULATORS:
+        raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(ACCUMULATORS)})")
+    cls = ACCUMULATORS[name]
+    acc = cls(cls.settings_class.from_config(state.get("config", {}), f"{where}: config"))
+    try:
+        acc.load_state_dict(state)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{where}: {e}") from None
+    return acc
+
+
+_ = EMPTY  # re-exported for callers that build empty batches

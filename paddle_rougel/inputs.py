@@ -1,0 +1,232 @@
+"""One validated, immutable batch of scoring instances.
+
+Every metric consumes a :class:`Batch`, so an instance is checked once, at the
+call that gives it, and nothing the caller does afterwards changes what is
+scored.  :func:`make_batch`:
+
+* checks the structure; an error names the instance (``instance {base + i}``,
+  the running index in the metric) and the reference or entity;
+* snapshots the tokens: a ``str`` is kept (immutable; its characters are the
+  tokens); a list, tuple or other iterable of hashable tokens becomes a tuple;
+  a numpy integer array becomes a read-only copy; sets and mappings are
+  refused (they have no order);
+* flags the common all-``str`` case (``plain``), checked at C speed, so that
+  case skips the per-instance work;
+* decodes the DuReader bonus inputs once: per instance either ``yn_match``
+  (one bool per reference: its label equals the candidate's) or ``entities``
+  (a tuple), as the contest does (the yes/no bonus wins when both are given).
+
+>>> b = make_batch(["abc", ["x", "y"]], [["abd"], iter([("x",), ["y"]])])
+>>> b.cands, b.ref_lists, b.plain
+(('abc', ('x', 'y')), (('abd',), (('x',), ('y',))), False)
+>>> make_batch(["ab"], [["ab", "cd"]], yn_labels=["Yes"], yn_refs=[["Yes", "No"]]).yn_match
+((True, False),)
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Set
+from typing import Any, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["Batch", "make_batch", "check_tokens", "EMPTY"]
+
+
+class Batch(NamedTuple):
+    """A validated batch: tuples all the way down, safe to keep and to share."""
+
+    cands: tuple
+    ref_lists: tuple            # one non-empty tuple of references per instance
+    plain: bool                 # every candidate and reference is a str
+    yn_match: Optional[tuple]   # per instance: tuple of bool per reference, or None
+    entities: Optional[tuple]   # per instance: tuple of entities, or None
+
+    def __len__(self) -> int:  # the number of instances (not of fields)
+        return len(self.cands)
+
+    def has_bonus(self) -> bool:
+        return self.yn_match is not None or self.entities is not None
+
+
+EMPTY = Batch((), (), True, None, None)
+
+_STR = {str}
+_SEQS = {list, tuple}
+
+
+def _plain(cands: Sequence, ref_lists: Sequence) -> bool:
+    """Every candidate a str, every ref_list a non-empty list/tuple of str (C-speed set checks)."""
+    return (set(map(type, cands)) <= _STR and set(map(type, ref_lists)) <= _SEQS
+            and all(ref_lists) and set(map(type, itertools.chain.from_iterable(ref_lists))) <= _STR)
+
+
+def check_tokens(seq: Any, where: str) -> Any:
+    """A snapshot of one token sequence: a str, a read-only integer array, or a tuple.
+
+    >>> check_tokens(["a", "b"], "x"), check_tokens("ab", "x")
+    (('a', 'b'), 'ab')
+    >>> check_tokens({"a"}, "instance 0, candidate")
+    Traceback (most recent call last):
+    TypeError: instance 0, candidate: a set has no order; expected a str or a sequence of tokens
+    """
+    if isinstance(seq, str):
+        return seq
+    if seq is None:
+        raise TypeError(f"{where}: got None, expected a str or a sequence of tokens")
+    if isinstance(seq, np.ndarray):
+        if seq.ndim != 1:
+            raise TypeError(f"{where}: expected a 1-D array of tokens, got shape {seq.shape}")
+        if seq.dtype.kind in "iu":
+            snap = seq.copy()  # the C engine reads integer buffers directly
+            snap.flags.writeable = False
+            return snap
+        seq = seq.tolist()  # Python scalars compare and hash like the tokens they are
+    elif isinstance(seq, (Set, Mapping)):
+        what = "a set" if isinstance(seq, Set) else "a mapping"
+        raise TypeError(f"{where}: {what} has no order; expected a str or a sequence of tokens")
+    try:
+        toks = tuple(seq)
+        hash(toks)  # one C-level pass: every token must be hashable
+    except TypeError as e:
+        raise TypeError(f"{where}: expected a str or a sequence of hashable tokens ({e})") from None
+    return toks
+
+
+def _check_ref_list(ref_list: Any, index: int) -> tuple:
+    if ref_list is None or isinstance(ref_list, (str, bytes)):
+        got = "None" if ref_list is None else f"a bare {type(ref_list).__name__}"
+        raise TypeError(f"instance {index}: ref_list must be a list of references, got {got} "
+                        "(wrap a single reference as [ref])")
+    if isinstance(ref_list, (Set, Mapping)):
+        raise TypeError(f"instance {index}: ref_list must be an ordered list of references, got "
+                        f"{type(ref_list).__name__} (the order pairs references with yn_ref and "
+                        "decides ties)")
+    try:
+        refs = tuple(ref_list)
+    except TypeError:
+        raise TypeError(f"instance {index}: ref_list must be a list of references, "
+                        f"got {type(ref_list).__name__}") from None
+    if not refs:
+        raise ValueError(f"instance {index}: ref_list is empty (need at least one reference)")
+    return tuple(check_tokens(r, f"instance {index}, reference {j}") for j, r in enumerate(refs))
+
+
+def check_instance(cand: Any, ref_list: Any, index: int) -> Tuple[Any, tuple]:
+    """Snapshot and check one (candidate, ref_list); errors name ``instance {index}``."""
+    if cand is None:
+        raise TypeError(f"instance {index}: candidate is None")
+    refs = _check_ref_list(ref_list, index)
+    return check_tokens(cand, f"instance {index}, candidate"), refs
+
+
+def _check_yn(yn_label: Any, yn_ref: Any, n_refs: int, index: int) -> tuple:
+    if isinstance(yn_ref, (str, bytes)):
+        raise TypeError(f"instance {index}: yn_ref must be a list of labels, one per reference, "
+                        f"got a bare {type(yn_ref).__name__}")
+    try:
+        labels = tuple(yn_ref)
+    except TypeError:
+        raise TypeError(f"instance {index}: yn_ref must be a list of labels, "
+                        f"got {type(yn_ref).__name__}") from None
+    if len(labels) != n_refs:
+        raise ValueError(f"instance {index}: yn_ref has {len(labels)} labels but ref_list has "
+                         f"{n_refs} references (need one label per reference)")
+    # paddlenlp's test is `not (label != ref_label)`; keep its exact semantics
+    return tuple(not (yn_label != lab) for lab in labels)
+
+
+def _check_entities(entity_ref: Any, cand: Any, index: int) -> tuple:
+    if isinstance(entity_ref, (str, bytes)):
+        raise TypeError(f"instance {index}: entity_ref must be a collection of entities, "
+                        f"got a bare {type(entity_ref).__name__} (wrap it as [entity])")
+    try:
+        ents = tuple(entity_ref)
+    except TypeError:
+        raise TypeError(f"instance {index}: entity_ref must be a collection of entities, "
+                        f"got {type(entity_ref).__name__}") from None
+    out = []
+    for j, e in enumerate(ents):
+        where = f"instance {index}, entity {j}"
+        if e is None:
+            raise TypeError(f"{where}: got None")
+        if isinstance(cand, str) and not isinstance(e, str):
+            raise TypeError(f"{where}: the candidate is a str, so entities must be str too "
+                            f"(got {type(e).__name__})")
+        out.append(check_tokens(e, where))
+    return tuple(out)
+
+
+def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
+    if xs is None:
+        return itertools.repeat(None, n)
+    if isinstance(xs, (str, bytes)):
+        raise TypeError(f"add_batch: {what} must be a list with one item per instance, got a str")
+    xs = xs if isinstance(xs, (list, tuple)) else list(xs)
+    if len(xs) != n:
+        raise ValueError(f"add_batch: got {n} candidates but {len(xs)} {what}")
+    return xs
+
+
+def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
+               yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
+               base: int = 0) -> Batch:
+    """Validate and snapshot N instances (see the module doc); errors name ``instance {base + i}``.
+
+    The bonus columns hold one item (or None) per instance.  ``yn_refs`` is used
+    only where ``yn_labels`` is given too (as paddlenlp), ``entity_refs`` only
+    where the yes/no bonus does not apply.
+    """
+    if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
+        raise TypeError("expected a list of candidates and a list of reference lists, not a str")
+    cands = cands if isinstance(cands, (list, tuple)) else list(cands)
+    ref_lists = ref_lists if isinstance(ref_lists, (list, tuple)) else list(ref_lists)
+    n = len(cands)
+    if len(ref_lists) != n:
+        raise ValueError(f"got {n} candidates but {len(ref_lists)} reference lists")
+    if _plain(cands, ref_lists):
+        c_out, r_out = tuple(cands), tuple(map(tuple, ref_lists))
+        plain = True
+    else:
+        pairs = [check_instance(c, r, base + i) for i, (c, r) in enumerate(zip(cands, ref_lists))]
+        c_out = tuple(p[0] for p in pairs)
+        r_out = tuple(p[1] for p in pairs)
+        plain = all(type(c) is str for c in c_out) and all(
+            type(r) is str for refs in r_out for r in refs)
+    if yn_labels is None and entity_refs is None:
+        return Batch(c_out, r_out, plain, None, None)
+    yn, ents = _bonus_columns(c_out, r_out, yn_labels, yn_refs, entity_refs, base)
+    return Batch(c_out, r_out, plain, yn, ents)
+
+
+def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, base: int):
+    n = len(cands)
+    yn_out, ent_out = [None] * n, [None] * n
+    cols = zip(_column(yn_labels, n, "yn_labels"), _column(yn_refs, n, "yn_refs"),
+               _column(entity_refs, n, "entity_refs"))
+    for i, (yl, yr, er) in enumerate(cols):
+        if yl is not None and yr is not None:
+            yn_out[i] = _check_yn(yl, yr, len(refs[i]), base + i)
+        elif er is not None:
+            ent_out[i] = _check_entities(er, cands[i], base + i)
+    has_yn = any(x is not None for x in yn_out)
+    has_ent = any(x is not None for x in ent_out)
+    return (tuple(yn_out) if has_yn else None), (tuple(ent_out) if has_ent else None)
+
+
+def concat(batches: Sequence[Batch]) -> Batch:
+    """One batch of the instances of several (in order)."""
+    if len(batches) == 1:
+        return batches[0]
+    n_of = [len(b) for b in batches]
+
+    def col(name):
+        if all(getattr(b, name) is None for b in batches):
+            return None
+        return tuple(itertools.chain.from_iterable(
+            getattr(b, name) if getattr(b, name) is not None else (None,) * k
+            for b, k in zip(batches, n_of)))
+
+    return Batch(tuple(itertools.chain.from_iterable(b.cands for b in batches)),
+                 tuple(itertools.chain.from_iterable(b.ref_lists for b in batches)),
+                 all(b.plain for b in batches), col("yn_match"), col("entities"))
