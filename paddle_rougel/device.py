@@ -46,11 +46,19 @@ as the lengths count only valid tokens.
 
 Host synchronisation: one, to read the two maximal lengths (the loop bound
 and the word count).
+
+Portability (Paddle 2.6 to 3.3): new tensors are derived from the inputs with
+``*_like``, ``cumsum`` and ``scatter_nd``, which allocate on their input's
+place in every version (creation ops take ``device=`` only from Paddle 3.2 on),
+the compaction sorts unique keys (``argsort(stable=)`` is Paddle 3.x only),
+and bit shifts are products with, masks by, and comparisons against powers of
+two (``bitwise_*_shift`` is Paddle 3.x only).
 """
 from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
+import numpy as np
 import paddle
 
 __all__ = ["lcs_device", "lcs_masked"]
@@ -61,9 +69,20 @@ _BUDGET_WORDS = 1 << 22  # per row group: mask table and gathered masks (32 MB e
 _LOOKAHEAD_FROM = 4  # words: ripple carries below, carry-lookahead from here on
 
 
-def _lengths_mask(length: paddle.Tensor, width: int) -> paddle.Tensor:
-    pos = paddle.arange(width, dtype="int64", device=length.place).unsqueeze(0)
-    return pos < length.astype("int64").unsqueeze(1)
+def _positions(x: paddle.Tensor) -> paddle.Tensor:
+    """0, 1, 2, ... along axis 1 of ``x``'s shape, int64, on ``x``'s place (an arange without a place argument)."""
+    return paddle.cumsum(paddle.ones_like(x, dtype="int64"), axis=1) - 1
+
+
+def _powers(x: paddle.Tensor, width: int) -> paddle.Tensor:
+    """[width] int64 2^0 .. 2^(width-1) on ``x``'s place (``x``: any tensor with >= width elements)."""
+    return paddle.cumprod(paddle.full_like(x.reshape([-1])[:width], 2), dim=0) // 2
+
+
+def _lengths_mask(length: paddle.Tensor, tokens: paddle.Tensor) -> paddle.Tensor:
+    if tokens.shape[0] == 0 or tokens.shape[1] == 0:  # (Paddle 2.6: no cumsum of an empty tensor)
+        return paddle.zeros_like(tokens, dtype="bool")
+    return _positions(tokens) < length.astype("int64").unsqueeze(1)
 
 
 def lcs_device(cand: paddle.Tensor, cand_len: paddle.Tensor, ref: paddle.Tensor,
@@ -87,7 +106,7 @@ def lcs_device(cand: paddle.Tensor, cand_len: paddle.Tensor, ref: paddle.Tensor,
     tc, tr = cand.shape[1], ref.shape[1]
     cl = paddle.clip(cand_len.astype("int64"), 0, tc)
     rl = paddle.clip(ref_len.astype("int64"), 0, tr)
-    return lcs_masked(cand, _lengths_mask(cl, tc), ref, _lengths_mask(rl, tr), carry=carry, masks=masks)
+    return lcs_masked(cand, _lengths_mask(cl, cand), ref, _lengths_mask(rl, ref), carry=carry, masks=masks)
 
 
 def _check_pair(cand, ref):
@@ -115,13 +134,13 @@ def lcs_masked(cand: paddle.Tensor, cand_valid: paddle.Tensor, ref: paddle.Tenso
     if masks not in (None, "table", "compare"):
         raise ValueError(f"masks must be 'table' or 'compare', got {masks!r}")
     b = cand.shape[0]
+    if b == 0 or cand.shape[1] == 0 or ref.shape[1] == 0:
+        # nothing can match; built on the host (Paddle 2.6 cannot reduce an empty axis)
+        return paddle.to_tensor(np.zeros(b, dtype=np.int64), place=cand.place)
     ck = paddle.where(cand_valid, cand.astype("int64") * 2, paddle.full_like(cand, -1, dtype="int64"))
     rk = paddle.where(ref_valid, ref.astype("int64") * 2, paddle.full_like(ref, -3, dtype="int64"))
     nc = cand_valid.astype("int64").sum(axis=1)
     nr = ref_valid.astype("int64").sum(axis=1)
-    dev = cand.place
-    if b == 0:
-        return paddle.zeros([0], dtype="int64", device=dev)
     # compact valid tokens to the front of each row (stable), so the loop
     # bound is the longest valid length, not the padded width
     ck = _compact(ck, cand_valid)
@@ -129,7 +148,7 @@ def lcs_masked(cand: paddle.Tensor, cand_valid: paddle.Tensor, ref: paddle.Tenso
     # the one host synchronisation: both maximal lengths at once
     mc, mr = (int(v) for v in paddle.stack([nc.max(), nr.max()]).numpy())
     if mc == 0 or mr == 0:
-        return paddle.zeros([b], dtype="int64", device=dev)
+        return paddle.zeros_like(nc)
     ck, rk = ck[:, :mc], rk[:, :mr]
     if mr > mc:  # LCS is symmetric: loop over the shorter side, pack the longer
         ck, rk, mc, mr = rk, ck, mr, mc
@@ -149,44 +168,45 @@ def lcs_masked(cand: paddle.Tensor, cand_valid: paddle.Tensor, ref: paddle.Tenso
 
 
 def _compact(keys: paddle.Tensor, valid: paddle.Tensor) -> paddle.Tensor:
-    order = paddle.argsort(paddle.logical_not(valid).astype("int32"), axis=1, stable=True)
-    return paddle.take_along_axis(keys, order, axis=1)
+    # unique sort keys (invalid after valid, then position): any sort is stable
+    rank = paddle.logical_not(valid).astype("int64") * keys.shape[1] + _positions(keys)
+    return paddle.take_along_axis(keys, paddle.argsort(rank, axis=1), axis=1)
 
 
 def _lcs_bits(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int,
               carry: Optional[str], masks: str) -> paddle.Tensor:
     b, lc = ck.shape
-    dev = ck.place
     nbits = words * width
     if nbits > lc:  # pad the bit side to whole words with never-matching fillers
-        ck = paddle.concat([ck, paddle.full([b, nbits - lc], -1, dtype="int64", device=dev)], axis=1)
+        # (nbits - lc < words <= lc, so the slice has nbits - lc columns)
+        ck = paddle.concat([ck, paddle.full_like(ck[:, :nbits - lc], -1)], axis=1)
         lc = nbits
     steps = (_table_masks if masks == "table" else _compare_masks)(ck, rk, words, width)
-    w = paddle.full([], width, dtype="int64", device=dev)
-    full = paddle.full([], (1 << width) - 1, dtype="int64", device=dev)
-    v = paddle.full([b, words], (1 << width) - 1, dtype="int64", device=dev)
+    # 2^width - 1 as an exact int64 sum: full_like(x, big int) goes through a double
+    full = paddle.zeros_like(ck[:, :words]) + _powers(ck, width).sum()  # [b, words]
+    v = full
     mode = carry or ("ripple" if words < _LOOKAHEAD_FROM else "lookahead")
     if words == 1:
         for m in steps:
             u = v & m
             v = ((v + u) & full) | (v - u)
     elif mode == "ripple":
-        zero = paddle.zeros([b, 1], dtype="int64", device=dev)
+        zero = paddle.zeros_like(ck[:, :1])
         for m in steps:
             u = v & m
             s = v + u
             for _ in range(words - 1):
-                c = paddle.bitwise_right_shift(s, w)
+                c = (s > full).astype("int64")  # s >> width: s < 2^(width+1)
                 s = (s & full) + paddle.concat([zero, c[:, :-1]], axis=1)
             v = (s & full) | (v - u)
     elif mode == "lookahead":
-        zero = paddle.zeros([b, 1], dtype="int64", device=dev)
-        ar = paddle.arange(words, dtype="int64", device=dev).unsqueeze(0).expand([b, words])
-        neg = paddle.full([b, words], -1, dtype="int64", device=dev)
+        zero = paddle.zeros_like(ck[:, :1])
+        ar = _positions(v)  # [b, words]: word index
+        neg = paddle.full_like(v, -1)
         for m in steps:
             u = v & m
             s = v + u
-            g = paddle.bitwise_right_shift(s, w)  # carry generated by the word (0/1)
+            g = (s > full).astype("int64")  # carry generated by the word (s >> width)
             lo = s & full
             # carry out of word k = g of the last word <= k that does not propagate
             last = paddle.cummax(paddle.where(lo == full, neg, ar), axis=1)[0]
@@ -195,8 +215,7 @@ def _lcs_bits(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int,
     else:
         raise ValueError(f"carry must be 'ripple' or 'lookahead', got {carry!r}")
     # LCS = zero bits of V
-    shifts = paddle.arange(width, dtype="int64", device=dev).reshape([1, 1, width])
-    ones = (paddle.bitwise_right_shift(v.unsqueeze(2), shifts) % 2).sum(axis=[1, 2])
+    ones = ((v.unsqueeze(2) & _powers(ck, width)) != 0).astype("int64").sum(axis=[1, 2])
     return nbits - ones
 
 
@@ -208,19 +227,19 @@ def _table_masks(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int) -
     """
     b, lc = ck.shape
     lr = rk.shape[1]
-    dev = ck.place
     # --- mask table: one entry per run of equal keys in the sorted row
     perm = paddle.argsort(ck, axis=1)
     skey = paddle.take_along_axis(ck, perm, axis=1)
     new_run = paddle.concat(
-        [paddle.ones([b, 1], dtype="int64", device=dev), (skey[:, 1:] != skey[:, :-1]).astype("int64")], axis=1)
+        [paddle.ones_like(skey[:, :1]), (skey[:, 1:] != skey[:, :-1]).astype("int64")], axis=1)
     run = paddle.cumsum(new_run, axis=1) - 1  # [b, lc] run index of each sorted position
-    row = paddle.arange(b, dtype="int64", device=dev).unsqueeze(1)
+    row = paddle.cumsum(paddle.ones_like(skey[:, :1]), axis=0) - 1  # [b, 1]: row index
     slot = (row * lc + run) * words + perm // width
-    bit = paddle.bitwise_left_shift(paddle.ones_like(perm), perm % width)
+    bit = paddle.gather(_powers(ck, width), (perm % width).reshape([-1])).reshape(perm.shape)
     # one extra all-zero entry (index b * lc) for step tokens absent from the bit side
-    table = paddle.scatter_nd_add(paddle.zeros([(b * lc + 1) * words], dtype="int64", device=dev),
-                                  slot.reshape([-1, 1]), bit.reshape([-1])).reshape([b * lc + 1, words])
+    # (not paddle.scatter_nd: it allocates its zeros on the default place)
+    zeros = paddle.zeros_like(skey[:1, :1]).reshape([1]).expand([(b * lc + 1) * words])
+    table = paddle.scatter_nd_add(zeros, slot.reshape([-1, 1]), bit.reshape([-1])).reshape([b * lc + 1, words])
     # --- each step token's entry, gathered step-major so no transpose copy is needed
     pos = paddle.clip(paddle.searchsorted(skey, rk), 0, lc - 1)
     found = paddle.take_along_axis(skey, pos, axis=1) == rk
@@ -237,9 +256,7 @@ def _compare_masks(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int)
     """
     b, lc = ck.shape
     lr = rk.shape[1]
-    dev = ck.place
     keys = ck.reshape([b, words, width])
-    powers = paddle.bitwise_left_shift(paddle.full([width], 1, dtype="int64", device=dev),
-                                       paddle.arange(width, dtype="int64", device=dev))
+    powers = _powers(ck, width)
     for t in paddle.unbind(rk.transpose([1, 0]).reshape([lr, b, 1, 1]), axis=0):
         yield ((keys == t).astype("int64") * powers).sum(axis=2)  # [b, words]
