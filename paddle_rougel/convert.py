@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["prepare", "host_tokens", "vocab_table", "VocabTable", "check_packed", "on_host"]
+__all__ = ["prepare", "host_tokens", "vocab_table", "VocabTable", "check_packed", "on_host", "as_tensor"]
 
 # |id| below this: the device LCS encodes a valid token t as 2t in an int64
 _ID_LIMIT = 1 << 61
@@ -218,7 +218,7 @@ def _host_array(x: Any, what: str) -> np.ndarray:
     return arr
 
 
-def _device_tensor(x: Any, what: str, place=None):
+def as_tensor(x: Any, what: str, place=None):
     import paddle
 
     if isinstance(x, paddle.Tensor):
@@ -336,9 +336,9 @@ def prepare(output: Any, label: Any, seq_mask: Any = None, *, pad_id: Optional[i
     """
     import paddle
 
-    out = _device_tensor(output, "output")
-    lab = _device_tensor(label, "label", out.place)
-    mask = None if seq_mask is None else _device_tensor(seq_mask, "seq_mask", out.place)
+    out = as_tensor(output, "output")
+    lab = as_tensor(label, "label", out.place)
+    mask = None if seq_mask is None else as_tensor(seq_mask, "seq_mask", out.place)
     cand, cv, ref, rv = _rules(out, lab, mask, _PADDLE(), pad_id, eos_id, canon, mask_logits)
     # ids beyond +-2**61 would collide in the device LCS's key encoding: rank them
     # (an order-preserving, equality-preserving map), which no real vocabulary needs

@@ -250,8 +250,9 @@ class RougeL(PaddleMetric):
         from . import device
 
         with paddle.no_grad():
-            canon = None if self._vtable is None else self._vtable.tensor(output.place)
-            cand, cv, ref, rv = convert.prepare(output, label, seq_mask, canon=canon, **cuts)
+            out = convert.as_tensor(output, "output")
+            canon = None if self._vtable is None else self._vtable.tensor(out.place)
+            cand, cv, ref, rv = convert.prepare(out, label, seq_mask, canon=canon, **cuts)
             lcs = device.lcs_masked(cand, cv, ref, rv)
             return paddle.stack([lcs, cv.astype("int64").sum(axis=1),
                                  rv.astype("int64").sum(axis=1)], axis=1)

@@ -136,6 +136,16 @@ def test_empty_batch_and_empty_rows():
 
 # ------------------------------------------------------------------ conversion and metric
 
+@pytest.fixture(params=["host", "device"])
+def path(request, monkeypatch):
+    """Run a metric test on both paths: numpy/CPU data normally takes the host path;
+    "device" forces the Paddle-op path (what accelerator tensors take) on CPU."""
+    if request.param == "device":
+        import paddle_rougel.convert as conv
+        monkeypatch.setattr(conv, "on_host", lambda x: False)
+    return request.param
+
+
 def _reference_tokens(ids, mask, pad, eos):
     out = []
     for row, m in zip(ids, mask):
@@ -160,6 +170,7 @@ def _batch(rng, b=12, t=20, v=9):
 @pytest.mark.parametrize("pad,eos", [(None, None), (0, None), (None, 3), (0, 3)])
 @pytest.mark.parametrize("form", ["logits", "ids"])
 @pytest.mark.parametrize("label3d", [False, True])
+@pytest.mark.usefixtures("path")
 def test_all_forms_equal_host_path(pad, eos, form, label3d):
     rng = np.random.default_rng(11)
     logits, label, mask = _batch(rng)
@@ -183,6 +194,7 @@ def test_all_forms_equal_host_path(pad, eos, form, label3d):
     assert m1.accumulate() == m2.accumulate() == host.accumulate()
 
 
+@pytest.mark.usefixtures("path")
 def test_no_mask_and_mask_with_trailing_dim():
     rng = np.random.default_rng(2)
     logits, label, mask = _batch(rng)
@@ -196,6 +208,7 @@ def test_no_mask_and_mask_with_trailing_dim():
     assert b.accumulate() == c.accumulate() == d.accumulate()
 
 
+@pytest.mark.usefixtures("path")
 def test_mask_cuts_at_first_zero():
     out = np.array([[1, 2, 3, 4]]); lab = np.array([[1, 2, 3, 4]])
     m = RougeL(); m.update(out, lab, np.array([[1, 0, 1, 1]]))
@@ -221,6 +234,7 @@ class IdxVocab:
 
 
 @pytest.mark.parametrize("kind", ["dict", "list", "duck", "idx_to_token"])
+@pytest.mark.usefixtures("path")
 def test_vocab_duplicates_are_token_level(kind):
     toks = [f"w{i % 4}" for i in range(9)]  # 9 ids, 4 distinct tokens
     vocab = {"dict": dict(enumerate(toks)), "list": toks, "duck": DuckVocab(toks),
@@ -237,6 +251,7 @@ def test_vocab_duplicates_are_token_level(kind):
     assert vocab_table(vocab).tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 0]
 
 
+@pytest.mark.usefixtures("path")
 def test_vocab_missing_id_is_an_error_naming_id_and_row():
     m = RougeL(vocab={0: "a", 1: "b", 3: "c"})
     with pytest.raises(KeyError, match=r"token id 2 \(batch row 1"):
@@ -249,6 +264,7 @@ def test_vocab_missing_id_is_an_error_naming_id_and_row():
     assert m.accumulate() == 1.0
 
 
+@pytest.mark.usefixtures("path")
 def test_paddlenlp_compat_equals_paddlenlp():
     from paddlenlp.metrics import RougeL as PaddleNLPRougeL  # import failure = test failure
 
@@ -269,6 +285,7 @@ def test_paddlenlp_compat_equals_paddlenlp():
             np.testing.assert_allclose(ours.accumulate(), ref.accumulate(), rtol=1e-13)
 
 
+@pytest.mark.usefixtures("path")
 def test_orientation_output_is_candidate():
     m = RougeL(gamma=1.0, pad_id=0)
     m.update(np.array([[5, 6, 0, 0]]), np.array([[5, 6, 7, 8]]))
@@ -299,6 +316,7 @@ def test_trans_func_path_through_compute_and_update():
     ((np.zeros((2, 3)),), ValueError, "compute"),
     ((np.array([[6, 5, 5]]),), ValueError, "inconsistent"),
 ])
+@pytest.mark.usefixtures("path")
 def test_bad_inputs_raise_before_any_state_change(args, exc, msg):
     m = RougeL()
     m.update(np.array([[1, 2]]), np.array([[1, 2]]))
