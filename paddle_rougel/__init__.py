@@ -9,10 +9,16 @@ Public API:
 * :class:`Score`: ``(precision, recall, fmeasure)``.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
+* :func:`backend`: the host engine in use, ``"c"`` or ``"python"``.
+
+``import paddle_rougel`` does not import paddle: the metric classes and the
+device path import it on first use (PaddlePaddle is not a hard dependency:
+install ``paddlepaddle`` or ``paddlepaddle-gpu``).
 """
 __version__ = "0.1.0"
 
-from .engine import lcs_batch, lcs_length
+from .convert import vocab_table
+from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, rouge_l
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
@@ -24,7 +30,6 @@ _LAZY = {
     "BLEUForDuReader": "bleu",
     "lcs_device": "device",
     "lcs_masked": "device",
-    "vocab_table": "convert",
 }
 
 
@@ -53,6 +58,7 @@ __all__ = [
     "lcs_device",
     "lcs_masked",
     "vocab_table",
+    "backend",
     "Score",
     "alpha_from_gamma",
     "gamma_from_alpha",

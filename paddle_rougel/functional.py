@@ -21,6 +21,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import engine, scoring
+from .inputs import make_batch
 
 __all__ = ["RougeLOutput", "rouge_l", "lcs_length"]
 
@@ -53,10 +54,8 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         raise TypeError("rouge_l takes a list of hypotheses and a list of references, not a single str")
     if len(hypotheses) != len(references):
         raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
-    for i, ref in enumerate(references):
-        if ref is None:
-            raise TypeError(f"instance {i}, reference: got None")
-    res = engine.lcs_batch(hypotheses, [[ref] for ref in references])
+    batch = make_batch(hypotheses, [[ref] for ref in references])  # errors name the instance
+    res = engine.lcs_batch(batch.cands, batch.ref_lists)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
     return RougeLOutput(f, p, r)
