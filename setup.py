@@ -1,57 +1,88 @@
-"""Build script: the package plus one optional C extension (the LCS kernel).
+"""Build steps that pyproject.toml cannot declare: the C extension and the shipped presets.
 
-The extension is marked optional: on a machine without a C compiler the
-install still succeeds and paddle_rougel falls back to its pure-Python
-bit-parallel engine (exact, slower, with one warning).
+Metadata and dependencies are in pyproject.toml.
+
+* Presets: ``configs/*.yaml`` (the source of truth, at the top of the repository) become the
+  package data ``paddle_rougel/presets/*.yaml``: copied into the build tree for a wheel (also
+  when the wheel is built from the sdist, which carries configs/), and into the source tree
+  (git-ignored) for an editable install, whose package is the source tree.
+* The C extension (``paddle_rougel._lcs``): if it does not compile, the build stops with one
+  line naming ``PADDLE_ROUGEL_PURE_PYTHON=1``, which builds without it (the pure-Python engine:
+  exact, much slower).  A silently optional extension would hide the failure: pip shows a
+  backend's output only when the build fails (or with -v).
 """
 import glob
 import os
-import re
+import shutil
 
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(HERE, "paddle_rougel", "__init__.py"), encoding="utf-8") as f:
-    VERSION = re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
+PURE_ENV = "PADDLE_ROUGEL_PURE_PYTHON"
 
-# Oracles used only by tests and benchmarks.  paddlenlp 2.8.1 imports only with
-# these pins on today's index (see README, "Dependencies").
-PADDLENLP_PINS = [
-    "paddlenlp==2.8.1",
-    "huggingface_hub==0.25.2",
-    "aistudio-sdk==0.2.6",
-    "datasets==2.21.0",
-    "pyarrow==17.0.0",
-    "numpy==1.26.4",
-]
 
-setup(
-    name="paddle-rougel",
-    version=VERSION,
-    description="Fast exact ROUGE-L for PaddlePaddle: paddle.metric.Metric, DuReader scorer, CLI",
-    long_description=open(os.path.join(HERE, "README.md"), encoding="utf-8").read(),
-    long_description_content_type="text/markdown",
-    license="Apache-2.0",
-    packages=find_packages(include=["paddle_rougel", "paddle_rougel.*"]),
-    python_requires=">=3.8",
-    install_requires=[
-        "numpy>=1.21",
-        "paddlepaddle>=2.5",
-        "pyyaml>=5.1",
-    ],
-    extras_require={
-        "test": ["pytest>=7", "rouge-score==0.1.2", "rouge-score-rs==0.2.1"] + PADDLENLP_PINS,
-        "jieba": ["jieba>=0.42"],
-    },
-    ext_modules=[
+def _presets():
+    found = sorted(glob.glob(os.path.join(HERE, "configs", "*.yaml")))
+    if not found:
+        raise SystemExit(f"error: no presets in {os.path.join(HERE, 'configs')} (incomplete source tree?)")
+    return found
+
+
+class BuildPyWithPresets(build_py):
+    """build_py, plus configs/*.yaml -> paddle_rougel/presets/."""
+
+    def _preset_dir(self):
+        if self.editable_mode:
+            return os.path.join(HERE, "paddle_rougel", "presets")
+        return os.path.join(self.build_lib, "paddle_rougel", "presets")
+
+    def run(self):
+        if not self.editable_mode:  # a stale build/ would otherwise ship modules deleted since
+            shutil.rmtree(os.path.join(self.build_lib, "paddle_rougel"), ignore_errors=True)
+        super().run()
+        dest = self._preset_dir()
+        os.makedirs(dest, exist_ok=True)
+        for old in glob.glob(os.path.join(dest, "*.yaml")):  # a renamed or removed preset
+            os.remove(old)
+        for src in _presets():
+            shutil.copyfile(src, os.path.join(dest, os.path.basename(src)))
+
+    def get_outputs(self, include_bytecode=True):
+        dest = os.path.join(self.build_lib, "paddle_rougel", "presets")
+        return super().get_outputs(include_bytecode) + [
+            os.path.join(dest, os.path.basename(p)) for p in _presets()]
+
+
+class BuildExtOrExplain(build_ext):
+    """A compile failure ends the build with one line that says what to do."""
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as e:  # CompileError, no compiler, missing headers, ...
+            detail = " ".join(str(e).split())[:200]
+            raise SystemExit(
+                f"error: paddle-rougel: the C extension {ext.name} failed to build ({detail}); install "
+                f"a C compiler and Python headers, or set {PURE_ENV}=1 to install the pure-Python "
+                "engine (exact, much slower)") from None
+
+
+if os.environ.get(PURE_ENV, "") not in ("", "0"):
+    EXTENSIONS = []
+else:
+    EXTENSIONS = [
         Extension(
             "paddle_rougel._lcs",
             sources=sorted(glob.glob("paddle_rougel/csrc/*.c")),
             depends=sorted(glob.glob("paddle_rougel/csrc/*.h")),
             extra_compile_args=["-O3", "-std=gnu99"],
             extra_link_args=["-lpthread"],
-            optional=True,
         )
-    ],
-    entry_points={"console_scripts": ["paddle-rougel = paddle_rougel.__main__:run"]},
+    ]
+
+setup(
+    ext_modules=EXTENSIONS,
+    cmdclass={"build_py": BuildPyWithPresets, "build_ext": BuildExtOrExplain},
 )

@@ -11,8 +11,11 @@ A config file is a YAML mapping with any of these keys (all optional):
 * ``bonus``: ``{alpha: 1.0, beta: 1.0}``, the DuReader yes/no and entity bonus weights.
 
 ``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
-``rouge155``, ``t2t``) looked up in the ``configs/`` directory of a source
-checkout.  Explicit command-line flags override the file.
+``rouge155``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
+is read only from the package's own data (``paddle_rougel/presets``, copied
+from the repository's ``configs/`` at build time), never from the current
+directory or elsewhere; anything else is a path.  Explicit command-line flags
+override the file.
 
 >>> s = Settings()
 >>> s.signature("rougeL+bleu4", with_bonus=True).rsplit("|", 1)[0]
@@ -91,9 +94,12 @@ class Settings:
         return g
 
 
-def preset_dir() -> str:
-    """The repository's ``configs/`` directory (next to the package in a checkout)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
+def preset_dir():
+    """The shipped presets: package data ``paddle_rougel/presets`` (an ``importlib.resources``
+    Traversable; setup.py copies the repository's ``configs/*.yaml`` there at build time)."""
+    from importlib.resources import files
+
+    return files(__package__).joinpath("presets")
 
 
 def _number(v: Any, key: str, where: str) -> float:
@@ -113,22 +119,31 @@ def _choice(v: Any, key: str, where: str, allowed) -> str:
     return v
 
 
+def is_preset_name(spec: str) -> bool:
+    """A bare name (no directory part, no YAML suffix): looked up among the presets only."""
+    return not any(sep and sep in spec for sep in ("/", os.sep, os.altsep)) \
+        and not spec.endswith((".yaml", ".yml"))
+
+
 def resolve_config_path(spec: str) -> str:
-    """A path as given, else a bare preset name resolved against the repo's configs/."""
-    if os.path.isfile(spec):
+    """The file to read for ``--config spec``: a preset's file in the package data for a bare
+    name (and nothing else: a file of that name elsewhere is never read), else the path as given."""
+    if not is_preset_name(spec):
+        if not os.path.isfile(spec):
+            raise ConfigError(f"config {spec!r}: no such file")
         return spec
-    bare = os.sep not in spec and "/" not in spec and not spec.endswith((".yaml", ".yml"))
-    if bare:
-        d = preset_dir()
-        cand = os.path.join(d, spec + ".yaml")
-        if os.path.isfile(cand):
-            return cand
-        if not os.path.isdir(d):
-            raise ConfigError(f"config {spec!r}: no such file, and no configs/ directory next to the "
-                              "package to look up presets (pass the path of a YAML file)")
-        names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".yaml"))
-        raise ConfigError(f"config {spec!r}: no such file or preset (presets: {', '.join(names)})")
-    raise ConfigError(f"config {spec!r}: no such file")
+    if spec not in PRESETS:
+        raise ConfigError(f"config {spec!r}: no such file or preset (presets: {', '.join(PRESETS)}; "
+                          f"a file is named by a path, e.g. ./{spec})")
+    entry = preset_dir().joinpath(spec + ".yaml")
+    if not entry.is_file():  # a build that skipped setup.py's preset copy
+        raise ConfigError(f"config {spec!r}: the preset file is missing from this installation of "
+                          "paddle_rougel (reinstall it; `pip install -e .` in a checkout)")
+    try:
+        return os.fspath(entry)  # a real file for every file-system install
+    except TypeError:
+        raise ConfigError(f"config {spec!r}: presets need paddle_rougel installed as files, not in an "
+                          "archive (or pass the path of a YAML file)") from None
 
 
 def load_config(spec: str, base: Optional[Settings] = None) -> Settings:
