@@ -2,20 +2,42 @@
 
 Two interchangeable back ends compute the same numbers:
 
-* ``c``: the compiled bit-parallel kernel in ``_lcs.c`` (built by setup.py),
+* ``c``: the compiled bit-parallel kernel in ``csrc/`` (built by setup.py),
   O(len(a) * len(b) / 64) word operations and O(len(a) + len(b)) memory per
-  pair, both cores used for large batches.
+  pair, several cores used for large batches.
 * ``python``: the same bit-parallel recurrence on Python's arbitrary-size
   ints, used when the extension could not be built (one warning).
 
-Tokens: a ``str`` is its sequence of characters; any other sequence holds
-hashable tokens compared with ``==`` (str, int, ...); numpy integer arrays
-are accepted too.
+Tokens: a ``str`` is its sequence of characters; any other sequence (list,
+tuple, range, numpy array of any integer dtype, byte order or stride, ...)
+holds hashable tokens compared with Python's ``==`` (so ``1 == 1.0 == True``
+and ``np.int64(2) == 2``), with one rule on top, the same in every back end
+and in the BLEU n-gram counts:
+
+* a token that is not equal to itself (``float("nan")``, ``np.float64("nan")``,
+  a complex with a NaN part, any object whose ``__eq__`` says False for
+  itself) matches nothing, not even the very same object, as in the textbook
+  ``a[i] == b[j]`` dynamic programme (and paddlenlp's).  An n-gram holding
+  one never matches.  ``str``, ``int``, ``bool``, ``bytes``, ``tuple``,
+  ``frozenset`` and ``None`` (exact types) are trusted to equal themselves
+  and cost nothing extra; exact floats and complexes get a NaN test; any
+  other token (subclasses, numpy scalars, user classes) costs one
+  ``tok == tok`` call.  Equality must otherwise be an equivalence consistent
+  with ``hash``, as for dict keys.
+
+The inputs are read as they are when the call starts: a ``__hash__`` or
+``__eq__`` (or another thread) that mutates them while the call runs does not
+change the result.  Exceptions raised by tokens propagate; a ``TypeError`` or
+``ValueError`` (an unhashable token, say) is re-raised with the instance,
+reference and token index in its message.
 
 Example:
     >>> from paddle_rougel.engine import lcs_length, lcs_batch
     >>> lcs_length("ABCBDAB", "BDCABA")
     4
+    >>> nan = float("nan")
+    >>> lcs_length([nan, 1], [nan, 1])  # nan != nan, even the same object
+    1
     >>> res = lcs_batch(["abc", ["x", "y"]], [["abd", "c"], [["y"]]])
     >>> res.lcs.tolist(), res.ref_len.tolist(), res.ref_count.tolist()
     ([2, 1, 1], [3, 1, 1], [2, 1])
@@ -78,11 +100,24 @@ def set_backend(name: str) -> None:
 
 
 def default_threads() -> int:
-    """Worker threads for the C kernel: PADDLE_ROUGEL_THREADS, else all cores (max 8)."""
-    env = os.environ.get("PADDLE_ROUGEL_THREADS")
-    if env:
-        return max(1, int(env))
-    return max(1, min(8, os.cpu_count() or 1))
+    """Worker threads for the C kernel: PADDLE_ROUGEL_THREADS, else all cores (max 8).
+
+    PADDLE_ROUGEL_THREADS must be a positive integer (the kernel uses at most
+    64); unset or empty (whitespace) means the default.  Anything else (``abc``,
+    ``0``, ``-3``) raises ValueError naming the variable, on every call that
+    needs it, rather than being silently replaced.
+    """
+    raw = os.environ.get("PADDLE_ROUGEL_THREADS", "")
+    if not raw.strip():
+        return max(1, min(8, os.cpu_count() or 1))
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"PADDLE_ROUGEL_THREADS={raw!r}: expected a positive integer "
+                         "(worker threads for the C kernel), or unset it for the default")
+    return n
 
 
 def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) -> LcsResult:
@@ -134,62 +169,117 @@ def _warn_fallback() -> None:
         _WARNED = True
 
 
-def _check_seq(x: Any, i: int, what: str) -> Any:
+# Exact types whose == is reflexive: no self-comparison needed (see the module docstring).
+_TRUSTED = frozenset({str, int, bool, bytes, tuple, frozenset, type(None)})
+
+
+def _where(i: int, j: Optional[int]) -> str:
+    return f"instance {i}, candidate" if j is None else f"instance {i}, reference {j}"
+
+
+def _snap(x: Any, i: int, j: Optional[int]) -> Any:
+    """One text as given: a str (its characters) or a list of its tokens."""
     if x is None:
-        raise TypeError(f"instance {i}, {what}: got None, expected a str or a sequence of tokens")
+        raise TypeError(f"{_where(i, j)}: got None, expected a str or a sequence of tokens")
     if isinstance(x, str):
         return x
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
+        return x.tolist()  # Python ints, whatever the byte order or stride
     try:
-        return list(x)
+        it = iter(x)
     except TypeError:
-        raise TypeError(
-            f"instance {i}, {what}: got {type(x).__name__}, expected a str or a sequence of tokens"
-        ) from None
+        raise TypeError(f"{_where(i, j)}: got {type(x).__name__}, "
+                        "expected a str or a sequence of tokens") from None
+    return list(it)
 
 
-def _python_lcs_pair(masks: dict, n: int, b: Sequence) -> int:
+def _reraise(e: BaseException, i: int, j: Optional[int], p: int, tok: Any):
+    """TypeError / ValueError (exactly) from token p gain its place, as in the C reader."""
+    if type(e) in (TypeError, ValueError):
+        raise type(e)(f"{_where(i, j)}: token {p} ({type(tok).__name__}): {e}") from e
+    raise e
+
+
+def _fix(toks: Any, i: int, j: Optional[int]) -> Any:
+    """Check every token is hashable; replace each token unequal to itself by a
+    fresh object(), which equals nothing else (so it matches nothing)."""
+    if isinstance(toks, str):
+        return toks
+    for p, t in enumerate(toks):
+        tp = type(t)
+        if tp is str or tp is int:
+            continue
+        try:
+            hash(t)
+            if tp not in _TRUSTED and not (t == t):
+                toks[p] = object()
+        except Exception as e:  # noqa: BLE001 - re-raised (with its place when Type/ValueError)
+            _reraise(e, i, j, p, t)
+    return toks
+
+
+def _python_lcs_pair(masks: dict, n: int, b: Sequence, i: int, j: int) -> int:
     # Hyyro's recurrence on one big int; V - U == V & ~M because U is a subset of V.
     v = (1 << n) - 1
     get = masks.get
-    for t in b:
-        m = get(t)
-        if m:
-            u = v & m
-            v = (v + u) | (v - u)
+    p = 0
+    try:
+        for p, t in enumerate(b):
+            m = get(t)
+            if m:
+                u = v & m
+                v = (v + u) | (v - u)
+    except Exception as e:  # noqa: BLE001 - an __eq__ raising on a hash collision
+        _reraise(e, i, j, p, b[p])
     return n - bin(v & ((1 << n) - 1)).count("1")
 
 
+def _snap_lists(lists: Any, i: int, refs: bool) -> list:
+    """The references (refs=True: non-empty, not a bare str) or sources of instance i."""
+    if refs and (lists is None or isinstance(lists, (str, bytes))):
+        got = "None" if lists is None else type(lists).__name__
+        raise TypeError(f"instance {i}: ref_list must be a list of references, got {got} "
+                        "(wrap a single reference as [ref])")
+    try:
+        out = list(lists)
+    except TypeError:
+        what = "ref_list must be a list of references" if refs else "sources must be a list"
+        raise TypeError(f"instance {i}: {what}, got {type(lists).__name__}") from None
+    if refs and not out:
+        raise ValueError(f"instance {i}: ref_list is empty (need at least one reference)")
+    return out
+
+
+def _snap_batch(cands: Sequence, lists: Sequence, refs: bool) -> list:
+    """Every text of the batch, read before any token's __hash__ / __eq__ runs (as in C)."""
+    cands, lists = list(cands), list(lists)
+    if len(cands) != len(lists):
+        raise ValueError(f"got {len(cands)} candidates but {len(lists)} "
+                         f"{'reference' if refs else 'source'} lists")
+    out = []
+    for i, (cand, texts) in enumerate(zip(cands, lists)):
+        texts = _snap_lists(texts, i, refs)
+        out.append([_snap(cand, i, None)] + [_snap(t, i, j) for j, t in enumerate(texts)])
+    return out
+
+
 def _python_lcs_batch(cands: Sequence, ref_lists: Sequence) -> LcsResult:
-    if len(cands) != len(ref_lists):
-        raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
     lcs, cand_len, ref_len, ref_count = [], [], [], []
-    for i, (cand, refs) in enumerate(zip(cands, ref_lists)):
-        if refs is None or isinstance(refs, (str, bytes)):
-            got = "None" if refs is None else type(refs).__name__
-            raise TypeError(
-                f"instance {i}: ref_list must be a list of references, got {got} "
-                "(wrap a single reference as [ref])"
-            )
-        cand = _check_seq(cand, i, "candidate")
-        refs = list(refs)
-        if not refs:
-            raise ValueError(f"instance {i}: ref_list is empty (need at least one reference)")
+    for i, texts in enumerate(_snap_batch(cands, ref_lists, refs=True)):
+        cand = _fix(texts[0], i, None)
         masks: dict = {}
-        for p, t in enumerate(cand):
-            try:
+        p = 0
+        try:
+            for p, t in enumerate(cand):
                 masks[t] = masks.get(t, 0) | (1 << p)
-            except TypeError:
-                raise TypeError(f"instance {i}, candidate: token {p} is unhashable "
-                                f"({type(t).__name__})") from None
+        except Exception as e:  # noqa: BLE001 - an __eq__ raising on a hash collision
+            _reraise(e, i, None, p, cand[p])
         n = len(cand)
         cand_len.append(n)
-        ref_count.append(len(refs))
-        for j, ref in enumerate(refs):
-            ref = _check_seq(ref, i, f"reference {j}")
-            try:
-                lcs.append(_python_lcs_pair(masks, n, ref))  # also hashes tokens when n == 0
-            except TypeError:
-                raise TypeError(f"instance {i}, reference {j}: a token is unhashable") from None
+        ref_count.append(len(texts) - 1)
+        for j, ref in enumerate(texts[1:]):
+            ref = _fix(ref, i, j)
+            lcs.append(_python_lcs_pair(masks, n, ref, i, j))  # also hashes tokens when n == 0
             ref_len.append(len(ref))
     as64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
     return LcsResult(as64(lcs), as64(cand_len), as64(ref_len), as64(ref_count))
@@ -197,8 +287,10 @@ def _python_lcs_batch(cands: Sequence, ref_lists: Sequence) -> LcsResult:
 
 # --------------------------------------------------------------- counting
 
-def _python_matches(cand, sources, n_size: int) -> List[int]:
-    """Exact per-k clipped matches with dicts (fallback for huge alphabets)."""
+def _python_matches(cand, sources, n_size: int, inst: int = 0) -> List[int]:
+    """Exact per-k clipped matches with dicts (the fallback, and the tests' reference)."""
+    cand = _fix(_snap(cand, inst, None), inst, None)
+    sources = [_fix(_snap(s, inst, j), inst, j) for j, s in enumerate(sources)]
     out = []
     for k in range(1, n_size + 1):
         cc = Counter(tuple(cand[i:i + k]) for i in range(len(cand) - k + 1))
@@ -226,15 +318,24 @@ def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
     >>> clipped_matches(["aab"], [["aa", "ab"]], 2, prefix=[1]).tolist()
     [[[3.0, 2.0]], [[2.0, 1.0]]]
     """
-    N = len(cands)
+    if n_size < 1:
+        raise ValueError("n must be >= 1")
     if backend() == "c":
         raw = _c_ext.ngram_matches(cands, source_lists, n_size, prefix, default_threads())
         out = np.frombuffer(raw, dtype=np.int64).astype(np.float64)
+        N = len(out) // (n_size * (1 if prefix is None else 2))
         return out.reshape(N, n_size) if prefix is None else out.reshape(2, N, n_size)
-    full = np.array([_python_matches(c, s, n_size) for c, s in zip(cands, source_lists)],
+    _warn_fallback()
+    batch = _snap_batch(cands, source_lists, refs=False)
+    N = len(batch)
+    full = np.array([_python_matches(t[0], t[1:], n_size, i) for i, t in enumerate(batch)],
                     dtype=np.float64).reshape(N, n_size)
     if prefix is None:
         return full
-    pre = np.array([_python_matches(c, s[:k], n_size) for c, s, k in zip(cands, source_lists, prefix)],
+    prefix = list(prefix)
+    if len(prefix) != N:
+        raise ValueError("prefix must have one entry per candidate")
+    pre = np.array([_python_matches(t[0], t[1:1 + max(0, int(k))], n_size, i)
+                    for i, (t, k) in enumerate(zip(batch, prefix))],
                    dtype=np.float64).reshape(N, n_size)
     return np.stack([full, pre])

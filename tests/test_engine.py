@@ -244,3 +244,118 @@ def test_missing_extension_falls_back_with_one_warning(monkeypatch):
     assert len(msgs) == 1 and "C LCS kernel is not built" in str(msgs[0].message)
     with pytest.raises(RuntimeError, match="not built"):
         engine.set_backend("c")
+
+
+# ------------------------------------------------------------------ numpy layouts
+
+_INT_DTYPES = ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8"]
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+@pytest.mark.parametrize("dtype", _INT_DTYPES)
+def test_numpy_byte_order_and_strides(lcs_engine, dtype, order):
+    """Any integer dtype in either byte order, contiguous or strided, reads as its values."""
+    dt = np.dtype(order + dtype) if dtype[1] != "1" else np.dtype(dtype)
+    vals = [1, 2, 3, 0, 2, 1, 3, 100, 2, 1]  # 100: a byte order mix-up changes it
+    a = np.array(vals, dtype=dt)
+    wide = np.array([v for v in vals for _ in (0, 1)], dtype=dt)  # every value twice
+    cands = [a, wide[::2], a[::-1], [1, 2, 3], a]
+    refs = [[[1, 2, 3]], [vals], [a], [a[::-1].copy()], [np.array([3, 100], dtype=dt)]]
+    res = lcs_engine(cands, refs)
+    assert res.lcs.tolist() == [3, 10, oracle.lcs_dp(vals[::-1], vals), 3, 2]
+
+
+def test_numpy_2d_and_float_arrays(lcs_engine):
+    """A 2-D array's rows are unhashable tokens; float arrays compare by value."""
+    with pytest.raises(TypeError, match="instance 0, candidate"):
+        lcs_engine([np.zeros((2, 2), dtype=np.int64)], [[[0]]])
+    res = lcs_engine([np.array([1.0, 2.5, 3.0])], [[[1, 2.5, 3]]])
+    assert res.lcs.tolist() == [3]
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_clipped_matches_byte_order_and_strides(order):
+    cand = np.array([5, 6, 5, 6, 7], dtype=order + "i4")
+    srcs = [np.array([9, 5, 6, 9, 5, 6, 7, 9], dtype=order + "i8")[::1],
+            np.array([7, 7, 5, 5, 6, 6], dtype=order + "u2")[::-1]]
+    want = engine._python_matches(cand.tolist(), [s.tolist() for s in srcs], 3)
+    assert want == [5, 4, 1]
+    for backend in ("c", "python"):
+        engine.set_backend(backend)
+        try:
+            got = engine.clipped_matches([cand, cand[::2]], [srcs, srcs], 3)
+        finally:
+            engine.set_backend("c")
+        assert got[0].tolist() == want, backend
+        assert got[1].tolist() == engine._python_matches([5, 5, 7], [s.tolist() for s in srcs], 3)
+
+
+# ------------------------------------------------------------------ self-unequal tokens
+
+class _NeverEqual:
+    """Hashable, but equal to nothing, not even itself (like NaN)."""
+
+    def __eq__(self, other):
+        return False
+
+    __hash__ = object.__hash__
+
+
+def test_self_unequal_tokens_never_match(lcs_engine):
+    nan, npnan, never = float("nan"), np.float64("nan"), _NeverEqual()
+    cnan = complex(0, float("nan"))
+    cands = [[nan], [nan, 1, nan], [npnan, npnan], [never, "a", never], [cnan], [nan, 2.0],
+             np.array([np.nan, 1.0, np.nan])]
+    refs = [[[nan]], [[nan, 1, nan], [1]], [[npnan]], [[never, "a", never]], [[cnan]], [[2]],
+            [[np.nan, 1.0], [float("nan")]]]
+    res = lcs_engine(cands, refs)
+    want = [oracle.lcs_dp(c, r) for c, rs in zip(cands, refs) for r in rs]
+    assert want == [0, 1, 1, 0, 1, 0, 1, 1, 0]
+    assert res.lcs.tolist() == want
+    assert res.cand_len.tolist() == [1, 3, 2, 3, 1, 2, 3]
+    assert engine.lcs_length([nan], [nan]) == 0
+
+
+def test_self_unequal_tokens_in_ngrams():
+    """An n-gram holding a NaN (or any token unequal to itself) matches nothing."""
+    nan, never = float("nan"), _NeverEqual()
+    cands = [[1, nan, 2, 1, nan, 2], [never, never], ["a", "b", nan, "a", "b"]]
+    srcs = [[[1, nan, 2, 1, nan, 2]], [[never, never]], [["a", "b", "a", "b"]]]
+    want = [[4, 1, 0], [0, 0, 0], [4, 2, 0]]  # (2, 1) is the only common bigram of the first
+    assert [engine._python_matches(c, s, 3) for c, s in zip(cands, srcs)] == want
+    for backend in ("c", "python"):
+        engine.set_backend(backend)
+        try:
+            assert engine.clipped_matches(cands, srcs, 3).tolist() == want, backend
+        finally:
+            engine.set_backend("c")
+
+
+# ------------------------------------------------------------------ results and settings
+
+def test_results_are_writable_numpy_arrays(lcs_engine):
+    res = lcs_engine(["abc", "x"], [["abd", "c"], ["x"]])
+    for arr in res:
+        assert arr.flags.writeable and arr.dtype == np.int64
+        arr[0] = 7  # no "assignment destination is read-only"
+    out = engine.clipped_matches(["ab"], [["ab"]], 2)
+    assert out.flags.writeable and out.tolist() == [[2.0, 1.0]]
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-3", "1.5", "2x"])
+def test_bad_threads_env_is_a_clear_error(monkeypatch, value):
+    monkeypatch.setenv("PADDLE_ROUGEL_THREADS", value)
+    with pytest.raises(ValueError, match=r"PADDLE_ROUGEL_THREADS=.*" + __import__("re").escape(value)):
+        engine.default_threads()
+    with pytest.raises(ValueError, match="PADDLE_ROUGEL_THREADS"):
+        engine.lcs_batch(["ab"], [["ab"]])
+    with pytest.raises(ValueError, match="PADDLE_ROUGEL_THREADS"):
+        engine.clipped_matches(["ab"], [["ab"]], 2)
+
+
+@pytest.mark.parametrize("value,want", [("", None), ("  ", None), ("3", 3), (" 2 ", 2), ("100", 100)])
+def test_threads_env_values(monkeypatch, value, want):
+    monkeypatch.setenv("PADDLE_ROUGEL_THREADS", value)
+    default = max(1, min(8, __import__("os").cpu_count() or 1))
+    assert engine.default_threads() == (default if want is None else want)
+    assert engine.lcs_length("abc", "abd") == 2

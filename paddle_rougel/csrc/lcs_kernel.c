@@ -1,0 +1,191 @@
+/*
+ * Hyyro's bit-vector LCS (Allison-Dix / Crochemore et al. family).
+ * The candidate is the bit side: V starts all ones and for every reference
+ * token t with match mask M[t]:  U = V & M;  V = (V + U) | (V & ~M).
+ * LCS = number of zero bits of V among the candidate's n positions.
+ *
+ * Memory per instance is O(n + sum(len(ref))): the candidate is processed one
+ * 64-position word at a time ("word-major"), with one carry bit per reference
+ * position kept between words.  Masks exist only for the 64 positions of the
+ * current word, so a 100k x 100k pair needs ~1 MB, never an n x m table.
+ *
+ * Token ids are remapped per instance to a dense 1..k range over the
+ * candidate's alphabet (0 = "not in the candidate": an all-zero mask).
+ */
+#include "lcs_kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitops.h"
+
+typedef struct {
+    /* open-addressing map token -> local id, generation-stamped (no clears) */
+    tok_t *keys;
+    uint32_t *vals;
+    uint32_t *stamp;
+    uint32_t gen;
+    size_t cap;                /* power of two */
+    uint32_t *a_ids;           /* candidate local ids */
+    uint32_t *b_ids;           /* all references' local ids, concatenated */
+    uint64_t *mw;              /* masks of the current word, by local id */
+    uint8_t *carry;            /* one per reference position */
+    size_t a_cap, b_cap, mw_cap, carry_cap;
+} Work;
+
+static int grow(void **p, size_t *cap, size_t need, size_t elt) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * elt);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int map_reserve(Work *w, size_t need) {
+    size_t cap = 1024;
+    while (cap < 2 * need) cap *= 2;
+    if (cap <= w->cap) return 0;
+    free(w->keys); free(w->vals); free(w->stamp);
+    w->keys = (tok_t *)malloc(cap * sizeof(tok_t));
+    w->vals = (uint32_t *)malloc(cap * sizeof(uint32_t));
+    w->stamp = (uint32_t *)calloc(cap, sizeof(uint32_t));
+    w->gen = 0;
+    if (!w->keys || !w->vals || !w->stamp) { w->cap = 0; return -1; }
+    w->cap = cap;
+    return 0;
+}
+
+static void work_free(Work *w) {
+    free(w->keys); free(w->vals); free(w->stamp);
+    free(w->a_ids); free(w->b_ids); free(w->mw); free(w->carry);
+}
+
+static inline size_t hash_tok(tok_t t) {
+    uint32_t h = (t ^ (t >> 16)) * 0x45d9f3bu;
+    return h ^ (h >> 16);
+}
+
+/* a_ids / b_ids for one instance; returns the alphabet size k, or -1. */
+static int64_t local_ids(Work *w, const tok_t *a, int64_t n, const tok_t *b, int64_t total_b) {
+    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (grow((void **)&w->a_ids, &w->a_cap, (size_t)n, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->b_ids, &w->b_cap, (size_t)total_b, sizeof(uint32_t)) < 0) return -1;
+    if (++w->gen == 0) { memset(w->stamp, 0, w->cap * sizeof(uint32_t)); w->gen = 1; }
+    const size_t mask = w->cap - 1;
+    const uint32_t gen = w->gen;
+    uint32_t k = 0;
+    for (int64_t p = 0; p < n; p++) {
+        tok_t t = a[p];
+        size_t h = hash_tok(t) & mask;
+        while (w->stamp[h] == gen && w->keys[h] != t) h = (h + 1) & mask;
+        if (w->stamp[h] != gen) { w->stamp[h] = gen; w->keys[h] = t; w->vals[h] = ++k; }
+        w->a_ids[p] = w->vals[h];
+    }
+    for (int64_t q = 0; q < total_b; q++) {
+        tok_t t = b[q];
+        size_t h = hash_tok(t) & mask;
+        while (w->stamp[h] == gen && w->keys[h] != t) h = (h + 1) & mask;
+        w->b_ids[q] = (w->stamp[h] == gen) ? w->vals[h] : 0;
+    }
+    return k;
+}
+
+/* Candidate of at most 64 tokens: one word, no carries between words. */
+static void lcs_one_word(const Work *w, int64_t n, const int64_t *ref_len, int64_t nrefs, int64_t *out) {
+    uint64_t *mw = w->mw;
+    for (int64_t p = 0; p < n; p++) mw[w->a_ids[p]] |= (uint64_t)1 << p;
+    const uint64_t valid = (n == 64) ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
+    const uint32_t *B = w->b_ids;
+    for (int64_t r = 0; r < nrefs; r++) {
+        uint64_t V = ~(uint64_t)0;
+        const int64_t m = ref_len[r];
+        for (int64_t j = 0; j < m; j++) {
+            uint64_t M = mw[B[j]];
+            uint64_t U = V & M;
+            V = (V + U) | (V & ~M);
+        }
+        B += m;
+        out[r] = popcount64(~V & valid);
+    }
+}
+
+/* Longer candidates: word by word, each reference position keeps its carry. */
+static void lcs_words(Work *w, int64_t n, const int64_t *ref_len, int64_t nrefs, int64_t total_b,
+                      int64_t *out) {
+    uint64_t *mw = w->mw;
+    const uint32_t *A = w->a_ids;
+    memset(w->carry, 0, (size_t)total_b);
+    for (int64_t r = 0; r < nrefs; r++) out[r] = 0;
+    for (int64_t p0 = 0; p0 < n; p0 += 64) {
+        const int64_t p1 = (p0 + 64 < n) ? p0 + 64 : n;
+        for (int64_t p = p0; p < p1; p++) mw[A[p]] |= (uint64_t)1 << (p - p0);
+        const int64_t nb = p1 - p0;
+        const uint64_t valid = (nb == 64) ? ~(uint64_t)0 : (((uint64_t)1 << nb) - 1);
+        const uint32_t *B = w->b_ids;
+        uint8_t *C = w->carry;
+        for (int64_t r = 0; r < nrefs; r++) {
+            uint64_t V = ~(uint64_t)0;
+            const int64_t m = ref_len[r];
+            for (int64_t j = 0; j < m; j++) {
+                uint64_t M = mw[B[j]];
+                V = add_carry64(V, V & M, &C[j]) | (V & ~M);
+            }
+            B += m;
+            C += m;
+            out[r] += popcount64(~V & valid);
+        }
+        for (int64_t p = p0; p < p1; p++) mw[A[p]] = 0;
+    }
+}
+
+static int lcs_instance(Work *w, const LcsBatch *b, size_t i, int64_t *ref_len) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    const int64_t nrefs = t1 - t0 - 1;
+    const int64_t n = b->text_off[t0 + 1] - b->text_off[t0];
+    const int64_t total_b = b->text_off[t1] - b->text_off[t0 + 1];
+    int64_t *out = b->lcs + (t0 - (int64_t)i);  /* references before instance i: t0 - i */
+    for (int64_t r = 0; r < nrefs; r++) ref_len[r] = b->text_off[t0 + 2 + r] - b->text_off[t0 + 1 + r];
+    if (n == 0 || total_b == 0) {
+        for (int64_t r = 0; r < nrefs; r++) out[r] = 0;
+        return 0;
+    }
+    const int64_t k = local_ids(w, b->toks + b->text_off[t0], n, b->toks + b->text_off[t0 + 1], total_b);
+    if (k < 0) return -1;
+    if (grow((void **)&w->mw, &w->mw_cap, (size_t)k + 1, sizeof(uint64_t)) < 0) return -1;
+    memset(w->mw, 0, ((size_t)k + 1) * sizeof(uint64_t));
+    if (n <= 64) {
+        lcs_one_word(w, n, ref_len, nrefs, out);
+        return 0;
+    }
+    if (grow((void **)&w->carry, &w->carry_cap, (size_t)total_b, 1) < 0) return -1;
+    lcs_words(w, n, ref_len, nrefs, total_b, out);
+    return 0;
+}
+
+double lcs_cost(const LcsBatch *b, size_t i) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    const int64_t words = (b->text_off[t0 + 1] - b->text_off[t0] + 63) / 64 + 1;
+    double c = 0;
+    for (int64_t t = t0 + 1; t < t1; t++) c += (double)words * (double)(b->text_off[t + 1] - b->text_off[t] + 1);
+    return c;
+}
+
+int lcs_range(void *ctx, size_t begin, size_t end) {
+    const LcsBatch *b = (const LcsBatch *)ctx;
+    Work w;
+    memset(&w, 0, sizeof(w));
+    int64_t *ref_len = NULL;
+    size_t ref_cap = 0;
+    int rc = 0;
+    for (size_t i = begin; i < end && rc == 0; i++) {
+        size_t nrefs = (size_t)(b->inst_start[i + 1] - b->inst_start[i] - 1);
+        if (grow((void **)&ref_len, &ref_cap, nrefs + 1, sizeof(int64_t)) < 0) rc = -1;
+        else rc = lcs_instance(&w, b, i, ref_len);
+    }
+    free(ref_len);
+    work_free(&w);
+    return rc;
+}

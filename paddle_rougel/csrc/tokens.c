@@ -1,0 +1,459 @@
+/*
+ * Token reading, in two passes:
+ *
+ * 1. snapshot (no token's __hash__ / __eq__ runs): the outer sequences
+ *    become tuples we own; each text becomes a str we own, references to its
+ *    tokens in one C array (no tuple per text: GC-tracked allocations made
+ *    word-level batches 2x slower), or, for a 1-D integer buffer (numpy,
+ *    array.array), its values copied out in native byte order.
+ * 2. ids: when every text is a str, a token is its code point.  Otherwise
+ *    every token goes through one dict (token -> id), so equality is Python's
+ *    ==, except that a token unequal to itself (NaN, ...) gets an id of its
+ *    own and so matches nothing, not even itself.  Integer values become
+ *    Python ints first, so they equal the same ints (or 1.0) in a list.
+ */
+#include "tokens.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TEXT_STR, TEXT_ITEMS, TEXT_INTS };
+
+typedef struct {
+    int kind;
+    int is_signed;          /* TEXT_INTS */
+    PyObject *str;          /* TEXT_STR: owned */
+    int64_t off, len;       /* TEXT_ITEMS: items[off ..]; TEXT_INTS: raw[off ..] */
+    Py_ssize_t inst, ref;   /* names in errors (ref < 0: the candidate) */
+} Text;
+
+typedef struct {
+    Text *texts;
+    size_t n, cap;
+    PyObject **items;       /* owned references to the tokens of TEXT_ITEMS texts */
+    size_t items_len, items_cap;
+    uint64_t *raw;          /* TEXT_INTS values (two's complement when signed) */
+    size_t raw_len, raw_cap;
+    PyObject **list;        /* scratch: owned references to one reference list's texts */
+    size_t list_cap;
+    int all_str;
+} Snapshot;
+
+static int reserve(void **p, size_t *cap, size_t need, size_t elt) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * elt);
+    if (!q) { PyErr_NoMemory(); return -1; }
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static void snapshot_free(Snapshot *s) {
+    for (size_t t = 0; t < s->n; t++) Py_XDECREF(s->texts[t].str);
+    for (size_t k = 0; k < s->items_len; k++) Py_DECREF(s->items[k]);
+    free(s->texts);
+    free(s->items);
+    free(s->raw);
+    free(s->list);
+}
+
+/* Append owned references to the items of seq to *arr.  Nothing between
+ * PySequence_Fast and the copy can run Python code, so the borrowed item
+ * array of a list is read whole before anyone can change it. */
+static int take_items(PyObject *seq, PyObject ***arr, size_t *len, size_t *cap) {
+    PyObject *fast = PySequence_Fast(seq, "");  /* a list or tuple: itself, no copy */
+    if (!fast) return -1;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (reserve((void **)arr, cap, *len + (size_t)n, sizeof(PyObject *)) < 0) { Py_DECREF(fast); return -1; }
+    PyObject **src = PySequence_Fast_ITEMS(fast), **dst = *arr + *len;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_INCREF(src[k]);
+        dst[k] = src[k];
+    }
+    *len += (size_t)n;
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* "instance 3, candidate" / "instance 3, reference 1" */
+static PyObject *where(Py_ssize_t inst, Py_ssize_t ref) {
+    if (ref < 0) return PyUnicode_FromFormat("instance %zd, candidate", inst);
+    return PyUnicode_FromFormat("instance %zd, reference %zd", inst, ref);
+}
+
+/* ------------------------------------------------------------ integer buffers */
+
+/* Byte order of a buffer format: 1 when its values must be byte-swapped. */
+static int needs_swap(char order) {
+    const uint16_t one = 1;
+    const int little = *(const uint8_t *)&one;
+    if (order == '<') return !little;
+    if (order == '>' || order == '!') return little;
+    return 0;  /* '@', '=' or none: native */
+}
+
+static uint64_t bswap(uint64_t x, Py_ssize_t size) {
+    uint64_t y = 0;
+    for (Py_ssize_t i = 0; i < size; i++, x >>= 8) y = (y << 8) | (x & 0xFF);
+    return y;
+}
+
+/* One value of `size` bytes at p, sign-extended when is_signed. */
+static uint64_t load_int(const char *p, Py_ssize_t size, int swap, int is_signed) {
+    uint8_t b1; uint16_t b2; uint32_t b4; uint64_t x;
+    switch (size) {
+        case 1: memcpy(&b1, p, 1); x = b1; break;
+        case 2: memcpy(&b2, p, 2); x = b2; break;
+        case 4: memcpy(&b4, p, 4); x = b4; break;
+        default: memcpy(&x, p, 8); break;
+    }
+    if (swap && size > 1) x = bswap(x, size);
+    if (is_signed && size < 8 && (x >> (size * 8 - 1)) & 1) x |= ~(uint64_t)0 << (size * 8);
+    return x;
+}
+
+/* Signedness of a 1-D integer buffer's format ("i", ">q", "<H", ...), or -1. */
+static int int_format(const Py_buffer *v, char *order) {
+    const char *f = v->format ? v->format : "B";
+    *order = '@';
+    if (*f == '@' || *f == '=' || *f == '<' || *f == '>' || *f == '!') *order = *f++;
+    if (f[0] == '\0' || f[1] != '\0' || v->ndim != 1) return -1;
+    if (!(v->itemsize == 1 || v->itemsize == 2 || v->itemsize == 4 || v->itemsize == 8)) return -1;
+    if (strchr("bhilqn", f[0])) return 1;
+    if (strchr("BHILQN", f[0])) return 0;
+    return -1;
+}
+
+/* Copy a 1-D integer buffer's values (any byte order, any stride) into s->raw.
+ * Returns 0, -1 on error, 1 when obj is not such a buffer. */
+static int snap_int_buffer(Snapshot *s, Text *t, PyObject *obj) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    char order;
+    const int is_signed = int_format(&v, &order);
+    if (is_signed < 0) { PyBuffer_Release(&v); return 1; }
+    const Py_ssize_t n = v.shape ? v.shape[0] : v.len / v.itemsize;
+    const Py_ssize_t stride = v.strides ? v.strides[0] : v.itemsize;
+    if (reserve((void **)&s->raw, &s->raw_cap, s->raw_len + (size_t)n, sizeof(uint64_t)) < 0) {
+        PyBuffer_Release(&v);
+        return -1;
+    }
+    const int swap = needs_swap(order);
+    const char *p = (const char *)v.buf;
+    uint64_t *out = s->raw + s->raw_len;
+    for (Py_ssize_t i = 0; i < n; i++, p += stride) out[i] = load_int(p, v.itemsize, swap, is_signed);
+    PyBuffer_Release(&v);
+    t->kind = TEXT_INTS;
+    t->off = (int64_t)s->raw_len;
+    t->len = n;
+    t->is_signed = is_signed;
+    s->raw_len += (size_t)n;
+    return 0;
+}
+
+/* ------------------------------------------------------------ pass 1: snapshot */
+
+static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref) {
+    if (reserve((void **)&s->texts, &s->cap, s->n + 1, sizeof(Text)) < 0) return -1;
+    Text *t = &s->texts[s->n];
+    memset(t, 0, sizeof(*t));
+    t->inst = inst;
+    t->ref = ref;
+    const char *bad = NULL;
+    if (seq == Py_None) bad = "None";
+    else if (!PyUnicode_Check(seq) && !PySequence_Check(seq) && !Py_TYPE(seq)->tp_iter)
+        bad = Py_TYPE(seq)->tp_name;
+    if (bad) {
+        PyObject *w = where(inst, ref);
+        if (w) PyErr_Format(PyExc_TypeError, "%U: got %.100s, expected a str or a sequence of tokens", w, bad);
+        Py_XDECREF(w);
+        return -1;
+    }
+    if (PyUnicode_Check(seq)) {
+        Py_INCREF(seq);
+        t->kind = TEXT_STR;
+        t->str = seq;
+        s->n++;
+        return 0;
+    }
+    s->all_str = 0;
+    const int rc = PyObject_CheckBuffer(seq) ? snap_int_buffer(s, t, seq) : 1;
+    if (rc < 0) return -1;
+    if (rc == 1) {
+        t->kind = TEXT_ITEMS;
+        t->off = (int64_t)s->items_len;
+        if (take_items(seq, &s->items, &s->items_len, &s->items_cap) < 0) return -1;
+        t->len = (int64_t)s->items_len - t->off;
+    }
+    s->n++;
+    return 0;
+}
+
+/* Owned references to the references (or sources) of instance i in s->list;
+ * returns how many, or -1. */
+static Py_ssize_t snap_list(Snapshot *s, PyObject *lst, Py_ssize_t i, int kind) {
+    if (kind == LISTS_OF_REFERENCES && (lst == Py_None || PyUnicode_Check(lst) || PyBytes_Check(lst))) {
+        PyErr_Format(PyExc_TypeError,
+                     "instance %zd: ref_list must be a list of references, got %.100s"
+                     " (wrap a single reference as [ref])", i,
+                     lst == Py_None ? "None" : Py_TYPE(lst)->tp_name);
+        return -1;
+    }
+    if (!PySequence_Check(lst) && !Py_TYPE(lst)->tp_iter) {
+        if (kind == LISTS_OF_REFERENCES)
+            PyErr_Format(PyExc_TypeError, "instance %zd: ref_list must be a list of references, got %.100s",
+                         i, Py_TYPE(lst)->tp_name);
+        else
+            PyErr_Format(PyExc_TypeError, "instance %zd: sources must be a list, got %.100s", i,
+                         Py_TYPE(lst)->tp_name);
+        return -1;
+    }
+    size_t n = 0;
+    if (take_items(lst, &s->list, &n, &s->list_cap) < 0) return -1;
+    if (n == 0 && kind == LISTS_OF_REFERENCES) {
+        PyErr_Format(PyExc_ValueError, "instance %zd: ref_list is empty (need at least one reference)", i);
+        return -1;
+    }
+    return (Py_ssize_t)n;
+}
+
+/* Texts of one instance: its candidate, then the k texts in s->list (released here). */
+static int snap_instance(Snapshot *s, PyObject *cand, Py_ssize_t k, Py_ssize_t i) {
+    int rc = snap_text(s, cand, i, -1);
+    for (Py_ssize_t j = 0; rc == 0 && j < k; j++) rc = snap_text(s, s->list[j], i, j);
+    for (Py_ssize_t j = 0; j < k; j++) Py_DECREF(s->list[j]);
+    return rc;
+}
+
+static PyObject *outer_tuple(PyObject *seq, const char *name) {
+    if (!PySequence_Check(seq) && !Py_TYPE(seq)->tp_iter) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence, got %.100s", name, Py_TYPE(seq)->tp_name);
+        return NULL;
+    }
+    return PySequence_Tuple(seq);
+}
+
+/* Pass 1 over the whole batch; fills s and b->inst_start. */
+static int snapshot_batch(Snapshot *s, TokenBatch *b, PyObject *cands_in, PyObject *lists_in, int kind) {
+    const int refs = kind == LISTS_OF_REFERENCES;
+    PyObject *cands = outer_tuple(cands_in, "cands"), *lists = NULL;
+    int rc = -1;
+    if (!cands || !(lists = outer_tuple(lists_in, refs ? "ref_lists" : "source_lists"))) goto done;
+    b->N = PyTuple_GET_SIZE(cands);
+    if (PyTuple_GET_SIZE(lists) != b->N) {
+        PyErr_Format(PyExc_ValueError, "got %zd candidates but %zd %s", b->N, PyTuple_GET_SIZE(lists),
+                     refs ? "reference lists" : "source lists");
+        goto done;
+    }
+    b->inst_start = (int64_t *)malloc(((size_t)b->N + 1) * sizeof(int64_t));
+    if (!b->inst_start) { PyErr_NoMemory(); goto done; }
+    s->all_str = 1;
+    for (Py_ssize_t i = 0; i < b->N; i++) {
+        b->inst_start[i] = (int64_t)s->n;
+        const Py_ssize_t k = snap_list(s, PyTuple_GET_ITEM(lists, i), i, kind);
+        if (k < 0 || snap_instance(s, PyTuple_GET_ITEM(cands, i), k, i) < 0) goto done;
+    }
+    b->inst_start[b->N] = (int64_t)s->n;
+    b->T = (Py_ssize_t)s->n;
+    rc = 0;
+done:
+    Py_XDECREF(cands);
+    Py_XDECREF(lists);
+    return rc;
+}
+
+/* ------------------------------------------------------------ pass 2: ids */
+
+typedef struct {
+    PyObject *vocab;        /* token -> id */
+    uint64_t next_id;       /* ids handed out: vocab entries and self-unequal tokens */
+} Interner;
+
+/* 1 when tok != tok (it then matches nothing), 0 when it equals itself, -1 on error.
+ * Trusted without a call (== is reflexive for them): exact str, int, bool,
+ * bytes, tuple (items compare by identity first), frozenset and None.  Exact
+ * float and complex: NaN test.  Anything else (subclasses, numpy scalars,
+ * user classes): one `tok == tok` call. */
+static int never_matches(PyObject *tok) {
+    PyTypeObject *tp = Py_TYPE(tok);
+    if (tp == &PyUnicode_Type || tp == &PyLong_Type || tp == &PyTuple_Type || tp == &PyBool_Type ||
+        tp == &PyBytes_Type || tp == &PyFrozenSet_Type || tok == Py_None)
+        return 0;
+    if (tp == &PyFloat_Type) return isnan(PyFloat_AS_DOUBLE(tok)) != 0;
+    if (tp == &PyComplex_Type) {
+        Py_complex c = PyComplex_AsCComplex(tok);
+        return isnan(c.real) || isnan(c.imag);
+    }
+    PyObject *eq = PyObject_RichCompare(tok, tok, Py_EQ);  /* no identity shortcut */
+    if (!eq) return -1;
+    const int truth = PyObject_IsTrue(eq);
+    Py_DECREF(eq);
+    return truth < 0 ? -1 : !truth;
+}
+
+static int new_id(Interner *in, tok_t *id) {
+    if (in->next_id >= TOK_ID_LIMIT) {
+        PyErr_SetString(PyExc_OverflowError, "too many distinct tokens in one batch");
+        return -1;
+    }
+    *id = (tok_t)in->next_id++;
+    return 0;
+}
+
+/* The id of a token known to equal itself. */
+static int intern_trusted(Interner *in, PyObject *tok, tok_t *id) {
+    PyObject *v = PyDict_GetItemWithError(in->vocab, tok);  /* borrowed */
+    if (v) {
+        *id = (tok_t)PyLong_AsUnsignedLong(v);
+        return 0;
+    }
+    if (PyErr_Occurred() || new_id(in, id) < 0) return -1;
+    PyObject *key = PyLong_FromUnsignedLong(*id);
+    if (!key) return -1;
+    const int rc = PyDict_SetItem(in->vocab, tok, key);
+    Py_DECREF(key);
+    return rc;
+}
+
+/* Hash first, so an unhashable token (a list, a 2-D array's row) is reported
+ * as such rather than by its == (only untrusted types pay the second hash). */
+static int intern_token(Interner *in, PyObject *tok, tok_t *id) {
+    PyTypeObject *tp = Py_TYPE(tok);
+    if (tp != &PyUnicode_Type && tp != &PyLong_Type && PyObject_Hash(tok) == -1) return -1;
+    const int bad = never_matches(tok);
+    if (bad < 0) return -1;
+    return bad ? new_id(in, id) : intern_trusted(in, tok, id);
+}
+
+/* A TypeError / ValueError (exactly those: unhashable token, ambiguous truth
+ * value) raised by token p of text t gets the text's name and the token's
+ * index and type, the original as __cause__.  Other exceptions (the user's
+ * own, subclasses included) pass through unchanged. */
+static void name_token_error(const Text *t, Py_ssize_t p, PyObject *tok) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (type != PyExc_TypeError && type != PyExc_ValueError) {
+        PyErr_Restore(type, value, tb);
+        return;
+    }
+    PyObject *w = where(t->inst, t->ref);
+    if (!w) { Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb); return; }
+    PyErr_Format(type, "%U: token %zd (%.100s): %S", w, p, Py_TYPE(tok)->tp_name, value);
+    Py_DECREF(w);
+    PyObject *t2, *v2, *tb2;
+    PyErr_Fetch(&t2, &v2, &tb2);
+    PyErr_NormalizeException(&t2, &v2, &tb2);
+    if (tb) PyException_SetTraceback(value, tb);
+    PyException_SetCause(v2, value);  /* steals value */
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyErr_Restore(t2, v2, tb2);
+}
+
+/* Ids of one snapshotted text into out[0 .. t->len). */
+static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) {
+    if (t->kind == TEXT_INTS) {  /* Python ints: equal to the same ints in a list */
+        const uint64_t *x = s->raw + t->off;
+        for (int64_t p = 0; p < t->len; p++) {
+            PyObject *v = t->is_signed ? PyLong_FromLongLong((long long)(int64_t)x[p])
+                                       : PyLong_FromUnsignedLongLong(x[p]);
+            if (!v) return -1;
+            const int rc = intern_trusted(in, v, &out[p]);
+            if (rc < 0) name_token_error(t, (Py_ssize_t)p, v);
+            Py_DECREF(v);
+            if (rc < 0) return -1;
+        }
+        return 0;
+    }
+    if (t->kind == TEXT_STR) {  /* a str is its characters, as 1-char strs */
+        const int kind = PyUnicode_KIND(t->str);
+        const void *data = PyUnicode_DATA(t->str);
+        for (int64_t p = 0; p < t->len; p++) {
+            PyObject *ch = PyUnicode_FromOrdinal(PyUnicode_READ(kind, data, p));
+            if (!ch) return -1;
+            const int rc = intern_trusted(in, ch, &out[p]);
+            if (rc < 0) name_token_error(t, (Py_ssize_t)p, ch);
+            Py_DECREF(ch);
+            if (rc < 0) return -1;
+        }
+        return 0;
+    }
+    for (int64_t p = 0; p < t->len; p++) {
+        PyObject *tok = s->items[t->off + p];
+        if (intern_token(in, tok, &out[p]) < 0) {
+            name_token_error(t, (Py_ssize_t)p, tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every text a str: its code points are the ids (no dict, no user code). */
+static void code_points(const Text *t, tok_t *out) {
+    const Py_ssize_t n = (Py_ssize_t)t->len;
+    const void *data = PyUnicode_DATA(t->str);
+    switch (PyUnicode_KIND(t->str)) {
+        case PyUnicode_1BYTE_KIND:
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = ((const Py_UCS1 *)data)[i];
+            break;
+        case PyUnicode_2BYTE_KIND:
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = ((const Py_UCS2 *)data)[i];
+            break;
+        default:
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = ((const Py_UCS4 *)data)[i];
+    }
+}
+
+/* Pass 2: text_off and toks for every snapshotted text. */
+static int read_ids(const Snapshot *s, TokenBatch *b) {
+    b->text_off = (int64_t *)malloc((s->n + 1) * sizeof(int64_t));
+    if (!b->text_off) { PyErr_NoMemory(); return -1; }
+    int64_t total = 0;
+    for (size_t t = 0; t < s->n; t++) {
+        Text *x = &s->texts[t];
+        if (x->kind == TEXT_STR) {
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(x->str) < 0) return -1;
+#endif
+            x->len = PyUnicode_GET_LENGTH(x->str);
+        }
+        b->text_off[t] = total;
+        total += x->len;
+    }
+    b->text_off[s->n] = total;
+    b->toks = (tok_t *)malloc(((size_t)total + 1) * sizeof(tok_t));
+    if (!b->toks) { PyErr_NoMemory(); return -1; }
+    if (s->all_str) {
+        for (size_t t = 0; t < s->n; t++) code_points(&s->texts[t], b->toks + b->text_off[t]);
+        return 0;
+    }
+    Interner in = {PyDict_New(), 0};
+    if (!in.vocab) return -1;
+    int rc = 0;
+    for (size_t t = 0; t < s->n && rc == 0; t++) rc = text_ids(&in, s, &s->texts[t], b->toks + b->text_off[t]);
+    Py_DECREF(in.vocab);
+    return rc;
+}
+
+int batch_read(TokenBatch *b, PyObject *cands, PyObject *lists, int kind) {
+    Snapshot s;
+    memset(&s, 0, sizeof(s));
+    int rc = snapshot_batch(&s, b, cands, lists, kind);
+    if (rc == 0) rc = read_ids(&s, b);
+    snapshot_free(&s);
+    return rc;
+}
+
+void batch_free(TokenBatch *b) {
+    free(b->inst_start);
+    free(b->text_off);
+    free(b->toks);
+    memset(b, 0, sizeof(*b));
+}
