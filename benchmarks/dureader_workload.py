@@ -98,7 +98,14 @@ def cell_count(cands, ref_lists) -> int:
 
 
 if __name__ == "__main__":
-    c, r = make_workload(1000, 0)
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Print summary statistics of the seeded DuReader-like "
+                                 "workload (the benchmarks import make_workload from this file).")
+    ap.add_argument("-n", type=int, default=1000, help="questions (default 1000)")
+    ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    args = ap.parse_args()
+    c, r = make_workload(args.n, args.seed)
     lens = sorted(len(x) for refs in r for x in refs)
     print(f"{len(c)} questions, {len(lens)} references, median ref len {lens[len(lens) // 2]}, "
           f"max {lens[-1]}, distinct chars {len(set(''.join(c)))}, cells {cell_count(c, r):,}")

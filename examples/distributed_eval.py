@@ -2,7 +2,11 @@
 
 Run on two CPU processes (gloo) or on GPUs (NCCL) unchanged:
 
-    python -m paddle.distributed.launch --nproc_per_node 2 examples/distributed_eval.py
+    python -m paddle.distributed.launch --nproc_per_node 2 --log_dir /tmp/paddle_rougel_log \
+        examples/distributed_eval.py
+
+(The launcher, not this script, writes each rank's output to ``--log_dir``, ``./log`` by
+default; outside the repository it cannot be left in the work tree.)
 
 Each rank scores only its own shard; ``sync_dist=True`` makes ``accumulate()``
 all-reduce the metric state, so every rank prints the same, global figure.
