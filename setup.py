@@ -62,7 +62,8 @@ class BuildExtOrExplain(build_ext):
         try:
             super().build_extension(ext)
         except Exception as e:  # CompileError, no compiler, missing headers, ...
-            detail = " ".join(str(e).split())[:200]
+            detail = " ".join(str(e).split())
+            detail = detail if len(detail) <= 80 else detail[:77] + "..."  # the compiler's output is above
             raise SystemExit(
                 f"error: paddle-rougel: the C extension {ext.name} failed to build ({detail}); install "
                 f"a C compiler and Python headers, or set {PURE_ENV}=1 to install the pure-Python "
