@@ -193,8 +193,7 @@ def main() -> int:
         cli_dt = min(times)
         # start-up as the CLI does it (host-only: no paddle), and paddle's import for scale
         startup = {}
-        for what, code in (("cli", "from paddle_rougel import _host; _host.HOST_ONLY = True; "
-                                   "import paddle_rougel.cli"),
+        for what, code in (("cli", "import paddle_rougel.cli"),
                            ("paddle", "import paddle")):
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,

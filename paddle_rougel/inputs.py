@@ -153,7 +153,10 @@ def _check_entities(entity_ref: Any, cand: Any, index: int) -> tuple:
         if isinstance(cand, str) and not isinstance(e, str):
             raise TypeError(f"{where}: the candidate is a str, so entities must be str too "
                             f"(got {type(e).__name__})")
-        out.append(check_tokens(e, where))
+        snap = check_tokens(e, where)
+        # a list stays a (private) list: the bonus tests `e in cand`, where a list
+        # never equals a tuple token (paddlenlp's semantics)
+        out.append(list(snap) if isinstance(e, list) else snap)
     return tuple(out)
 
 
