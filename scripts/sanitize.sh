@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Build paddle_rougel._lcs with AddressSanitizer + UndefinedBehaviorSanitizer
+# into a temporary directory (the normal build is left alone) and run the
+# engine tests against it.  Exits non-zero on a test failure or on any
+# sanitizer report, including reports from the tests' child processes.
+#
+#   scripts/sanitize.sh                 # engine tests
+#   scripts/sanitize.sh -k hostile      # extra pytest arguments
+#
+# Needs gcc (or clang: CC=clang) with libasan; PYTHON defaults to python.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PY=${PYTHON:-python}
+CC=${CC:-gcc}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/paddle-rougel-sanitize.XXXXXX")
+[ -n "${SANITIZE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
+echo "== building the extension with $SAN into $WORK"
+(
+    cd "$ROOT"
+    CC="$CC" CFLAGS="$SAN -O1" LDFLAGS="$SAN" "$PY" setup.py -q build_ext \
+        --build-temp "$WORK/build" --build-lib "$WORK/lib" >"$WORK/build.log" 2>&1
+) || { cat "$WORK/build.log"; echo "sanitize.sh: build failed" >&2; exit 1; }
+SO=$(find "$WORK/lib" -name '_lcs*.so' | head -n 1)
+if [ -z "$SO" ]; then  # setup.py marks the extension optional: a failed build is silent
+    cat "$WORK/build.log"
+    echo "sanitize.sh: no _lcs extension was built" >&2
+    exit 1
+fi
+
+# A copy of the package around the sanitized extension, first on sys.path.
+PKG="$WORK/lib/paddle_rougel"
+(cd "$ROOT/paddle_rougel" && find . -name '*.py' -not -path '*/__pycache__/*' -exec cp --parents {} "$PKG/" \;)
+
+ASAN_LIB=$("$CC" -print-file-name=libasan.so)
+[ -f "$ASAN_LIB" ] || { echo "sanitize.sh: libasan.so not found ($ASAN_LIB)" >&2; exit 1; }
+export LD_PRELOAD="$ASAN_LIB"  # python itself is not instrumented
+# detect_leaks=0: CPython keeps its objects at exit.  alloc_dealloc_mismatch=0: a
+# C++ new[]/delete check; our code is C (malloc/free only), and Paddle's libpaddle.so,
+# imported by test_bleu.py through paddlenlp, trips it in its exit handlers.
+export ASAN_OPTIONS="detect_leaks=0:alloc_dealloc_mismatch=0:halt_on_error=1:log_path=$WORK/asan"
+# UBSan ignores log_path next to a preloaded libasan: its reports go to stderr, so
+# pytest runs with --capture=sys (C-level stderr is not captured) and its output is
+# searched below.  Children's stderr reaches their test's failure message.
+export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+export PYTHONPATH="$WORK/lib${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONDONTWRITEBYTECODE=1
+
+cd "$WORK"  # not the checkout: `python -m` puts the cwd first on sys.path
+"$PY" - "$SO" <<'EOF'
+import sys
+from paddle_rougel import _lcs, engine
+assert _lcs.__file__ == sys.argv[1], (_lcs.__file__, sys.argv[1])
+assert engine.backend() == "c"
+print("== sanitized extension in use:", _lcs.__file__)
+EOF
+
+set +e -o pipefail
+"$PY" -m pytest -q -p no:cacheprovider --capture=sys \
+    "$ROOT/tests/test_engine.py" \
+    "$ROOT/tests/test_engine_props.py" \
+    "$ROOT/tests/test_engine_hostile.py" \
+    "$ROOT/tests/test_bleu.py::test_kernel_counts_equal_dict_counts" \
+    "$ROOT/tests/test_bleu.py::test_python_fallback_gives_the_same_bleu" \
+    "$@" 2>&1 | tee "$WORK/pytest.log"
+status=$?
+set -e
+
+found=0
+for f in $(find "$WORK" -maxdepth 1 -name 'asan.*' | sort); do  # ASan: one file per process
+    echo "== sanitizer report $f"
+    cat "$f"
+    found=1
+done
+if grep -qE "runtime error:|ERROR: AddressSanitizer" "$WORK/pytest.log"; then  # UBSan, children
+    echo "== sanitizer report in the test output above"
+    found=1
+fi
+if [ "$found" -ne 0 ]; then
+    echo "sanitize.sh: sanitizer reports found" >&2
+    exit 1
+fi
+if [ "$status" -ne 0 ]; then
+    echo "sanitize.sh: tests failed (exit $status)" >&2
+    exit "$status"
+fi
+echo "== sanitize.sh: no sanitizer reports, tests passed"
