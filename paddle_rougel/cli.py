@@ -28,21 +28,21 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import __version__, engine, scoring
-from .bleu import BLEUForDuReader
+# accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
+# this process never imports paddle (about 1 s); state files are the same either way
+from .accumulators import BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator, from_state
 from .config import ConfigError, Settings, load_config, resolve_config_path
-from .dureader import RougeLForDuReader
 from .dureader_io import InputError, build_contest, file_size, read_rows
 from .fileio import OutputError, check_distinct, write_outputs
-from .metric import RougeL
+from .inputs import make_batch
 from .progress import Progress
+from .settings import BleuSettings, DuReaderRougeLSettings
 
 __all__ = ["main"]
 
 PROG = "paddle-rougel"
 _BATCH = 8192  # instances per scoring call (progress granularity)
 STATE_FORMAT = "paddle-rougel-state/1"
-MAX_N_SIZE = 32  # a BLEU state's n_size: larger is a tampered file (it sizes arrays)
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 EXIT_SIGPIPE = 128 + 13  # what a shell reports for a process killed by SIGPIPE
 
 
@@ -146,21 +146,31 @@ def _print_result(result: Dict[str, Any], fmt: str, signature: str, extra_lines:
 
 # ----------------------------------------------------------------- dureader
 
-def _score_contest(contest, rouge: RougeLForDuReader, bleu: BLEUForDuReader) -> None:
+def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
     n = len(contest.cands)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
-        args = (contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                contest.yn_refs[sl], contest.entity_refs[sl])
-        rouge.add_batch(*args)
-        bleu.add_batch(*args)
+        batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
+                           contest.yn_refs[sl], contest.entity_refs[sl], base=lo)
+        rouge.add_now(batch)
+        bleu.add_now(batch)
         bar.update(hi - lo)
     bar.close()
 
 
-def _per_instance_text(contest, rouge: RougeLForDuReader) -> str:
+def _weights(s: Settings) -> str:
+    """The settings a scoring failure may come from, with where each was given."""
+    parts = []
+    for key, val in (("gamma", s.gamma), ("alpha", s.alpha), ("bonus_alpha", s.bonus_alpha),
+                     ("bonus_beta", s.bonus_beta)):
+        if val is not None:
+            parts.append(f"{key} {val}" + (f" ({s.origin[key]})" if key in s.origin else ""))
+    return ", ".join(parts)
+
+
+def _per_instance_text(contest, rouge: DuReaderRougeLAccumulator) -> str:
     pi, bonus = rouge.per_instance(), rouge.per_instance_bonus()
     lines = []
     for i, qid in enumerate(contest.qids):
@@ -199,15 +209,17 @@ def cmd_dureader(args) -> int:
     bar.close()
     contest = build_contest(preds, refs)
 
-    rouge = RougeLForDuReader(alpha=s.bonus_alpha, beta=s.bonus_beta, gamma=gamma,
-                              multi_ref=s.multi_ref)
-    bleu = BLEUForDuReader(n_size=4, alpha=s.bonus_alpha, beta=s.bonus_beta)
     try:
+        rouge = DuReaderRougeLAccumulator(DuReaderRougeLSettings(
+            gamma=gamma, multi_ref=s.multi_ref, yesno_weight=s.bonus_alpha, entity_weight=s.bonus_beta))
+        bleu = BleuAccumulator(BleuSettings(n_size=4, yesno_weight=s.bonus_alpha, entity_weight=s.bonus_beta))
         _score_contest(contest, rouge, bleu)
         scores = {"ROUGE-L": rouge.score(), "BLEU-4": bleu.score()}
     except OverflowError as e:
         raise _overflow(s, e) from None
-    _check_finite(scores, f"bonus weights alpha {s.bonus_alpha}, beta {s.bonus_beta}")
+    except (ValueError, TypeError) as e:  # e.g. sums out of range with absurd bonus weights
+        raise CliError(f"cannot score with {_weights(s)}: {e}") from None
+    _check_finite(scores, _weights(s))
     result = {k: _pct(v) for k, v in scores.items()}
     signature = s.signature("rougeL+bleu4", with_bonus=True, engine=engine.backend())
 
@@ -233,21 +245,6 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
 
 
-def _check_numbers(obj: Any) -> None:
-    """Every number finite and, if an integer, within int64 (a count 2**63 or 1e400 is tampering)."""
-    stack = [(obj, "")]
-    while stack:  # iterative: a deeply nested file cannot exhaust the stack
-        v, where = stack.pop()
-        if isinstance(v, dict):
-            stack.extend((x, f"{where}.{k}" if where else str(k)) for k, x in v.items())
-        elif isinstance(v, list):
-            stack.extend((x, f"{where}[{i}]") for i, x in enumerate(v))
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise CliError(f"{where}: {v} is not a finite number")
-        elif isinstance(v, int) and not _INT64[0] <= v <= _INT64[1]:
-            raise CliError(f"{where}: {v} is out of the 64-bit integer range")
-
-
 def _read_json(path: str) -> Any:
     _check_input(path)
     try:
@@ -267,45 +264,7 @@ def _read_json(path: str) -> Any:
         raise CliError(f"{path}: invalid JSON ({e})") from None
     except RecursionError:
         raise CliError(f"{path}: invalid JSON (nested too deeply)") from None
-    try:
-        _check_numbers(obj)
-    except CliError as e:
-        raise CliError(f"{path}: {e}") from None
     return obj
-
-
-def _check_state(st: Any, where: str) -> dict:
-    """Structure only (the metric checks the values): a dict with metric, config, states."""
-    if not isinstance(st, dict):
-        raise CliError(f"{where}: must be a metric state object, got {type(st).__name__}")
-    if not isinstance(st.get("config"), dict) or not isinstance(st.get("states"), dict) \
-            or not isinstance(st.get("metric"), str):
-        raise CliError(f"{where}: not a metric state (needs 'metric', 'config' and 'states')")
-    if st["metric"] == "BLEUForDuReader":
-        n = st["config"].get("n_size")
-        if type(n) is not int or not 1 <= n <= MAX_N_SIZE:
-            raise CliError(f"{where}.config.n_size: must be an integer in 1..{MAX_N_SIZE}, got {n!r}")
-    return st
-
-
-def _metric_from_state(st: dict, where: str):
-    name, cfg = st["metric"], st["config"]
-    try:
-        if name == "RougeLForDuReader":
-            m = RougeLForDuReader(alpha=cfg["alpha"], beta=cfg["beta"], gamma=cfg["gamma"],
-                                  multi_ref=cfg["multi_ref"])
-        elif name == "RougeL":
-            m = RougeL(gamma=cfg["gamma"], multi_ref=cfg["multi_ref"])
-        elif name == "BLEUForDuReader":
-            m = BLEUForDuReader(n_size=cfg["n_size"], alpha=cfg["alpha"], beta=cfg["beta"])
-        else:
-            raise CliError(f"{where}: unknown metric {name!r} (expected RougeLForDuReader, "
-                           "RougeL or BLEUForDuReader)")
-    except KeyError as e:
-        raise CliError(f"{where}: {name} state lacks the setting {e.args[0]!r}") from None
-    except (ValueError, TypeError, OverflowError) as e:
-        raise CliError(f"{where}.config: {e}") from None
-    return m
 
 
 def _load_state_file(path: str) -> Dict[str, Any]:
@@ -316,12 +275,12 @@ def _load_state_file(path: str) -> Dict[str, Any]:
             raise CliError(f"{path}: format {fmt!r} is not {STATE_FORMAT!r} (made by another version?)")
         if not isinstance(metrics, dict) or not metrics:
             raise CliError(f"{path}: 'metrics' must be a non-empty object of metric states")
-        states = {k: _check_state(v, f"metrics.{k}") for k, v in metrics.items()}
+        states = dict(metrics)
         sig = obj.get("signature")
         if sig is not None and not isinstance(sig, str):
             raise CliError(f"{path}: 'signature' must be a string")
     elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        states = {"rouge_l" if "Rouge" in str(obj["metric"]) else "bleu": _check_state(obj, "state")}
+        states = {"rouge_l" if "Rouge" in str(obj["metric"]) else "bleu": obj}
         sig = None
     else:
         raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
@@ -337,52 +296,55 @@ def _split_engine(sig: str) -> Tuple[str, List[str]]:
 
 
 def _merged_metrics(files) -> Dict[str, Any]:
+    """One accumulator per metric key: the first file's state, the others merged in.
+    The accumulators check structure, settings, field names, shapes and values."""
     first_path, first = files[0]
     keys = sorted(first["states"])
-    metrics: Dict[str, Any] = {}
+    accs: Dict[str, Any] = {}
     for path, f in files:
         if sorted(f["states"]) != keys:
             raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {keys}")
         for key in keys:
             st, where = f["states"][key], f"{path}: metrics.{key}"
-            if key not in metrics:
-                metrics[key] = _metric_from_state(st, where)
-            try:  # the metric checks field names, shapes and values, naming the field
-                if path == first_path:
-                    metrics[key].load_state_dict(st)
+            try:
+                if key not in accs:
+                    accs[key] = from_state(st, where)  # its messages start with `where`
                 else:
-                    metrics[key].merge(st)
+                    accs[key].merge(st)
             except (ValueError, KeyError, TypeError, OverflowError) as e:
-                what = "" if path == first_path else f"cannot merge with {first_path}: "
-                raise CliError(f"{where}: {what}{_oneline(str(e)) or type(e).__name__}") from None
-    return metrics
+                msg = _oneline(str(e)) or type(e).__name__
+                if key in accs and not msg.startswith(where):
+                    msg = f"{where}: cannot merge with {first_path}: {msg}"
+                raise CliError(msg) from None
+    return accs
 
 
-def _check_merge_config(metrics: Dict[str, Any], spec: str) -> None:
+def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
     s = load_config(spec)
-    for m in metrics.values():
+    for acc in accs.values():
         want = None
-        if isinstance(m, RougeLForDuReader):
-            want = RougeLForDuReader(alpha=s.bonus_alpha, beta=s.bonus_beta, gamma=s.rouge_gamma(),
-                                     multi_ref=s.multi_ref)._config()
-        elif isinstance(m, BLEUForDuReader):
-            want = BLEUForDuReader(m.n_size, alpha=s.bonus_alpha, beta=s.bonus_beta)._config()
-        if want is not None and want != m._config():
-            raise CliError(f"the states' settings {m._config()} differ from {spec}: {want}")
+        if isinstance(acc, DuReaderRougeLAccumulator):
+            want = DuReaderRougeLSettings(gamma=s.rouge_gamma(), multi_ref=s.multi_ref,
+                                          yesno_weight=s.bonus_alpha, entity_weight=s.bonus_beta)
+        elif isinstance(acc, BleuAccumulator):
+            want = BleuSettings(n_size=acc.settings.n_size, yesno_weight=s.bonus_alpha,
+                                entity_weight=s.bonus_beta)
+        if want is not None and want != acc.settings:
+            raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: {want.config()}")
 
 
-def _merged_scores(metrics: Dict[str, Any], where: str) -> Dict[str, float]:
+def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
     result: Dict[str, float] = {}
-    ordered = [m for m in metrics.values() if isinstance(m, RougeL)] + \
-              [m for m in metrics.values() if isinstance(m, BLEUForDuReader)]
-    for m in ordered:
-        name = "ROUGE-L" if isinstance(m, RougeL) else f"BLEU-{m.n_size}"
+    ordered = [a for a in accs.values() if isinstance(a, RougeLAccumulator)] + \
+              [a for a in accs.values() if isinstance(a, BleuAccumulator)]
+    for acc in ordered:
+        name = "ROUGE-L" if isinstance(acc, RougeLAccumulator) else f"BLEU-{acc.settings.n_size}"
         if name in result:  # two states of one kind would print one number for two data sets
             raise CliError(f"{where}: holds two {name} states")
         try:
-            result[name] = m.score()
+            result[name] = acc.score()
         except OverflowError as e:
-            raise CliError(f"{where}: cannot score with the settings {m._config()} ({e})") from None
+            raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
     _check_finite(result, "the states' sums or settings are out of range")
     return {k: _pct(v) for k, v in result.items()}
 
@@ -396,9 +358,9 @@ def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
         engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
         return next(iter(bases.values())) + (f"|engine:{'+'.join(engines)}" if engines else "")
     parts = []
-    for m in metrics.values():
-        cfg = m._config()
-        parts.append(type(m).__name__ + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
+    for acc in metrics.values():
+        cfg = acc.settings.config()
+        parts.append(acc.metric_name + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
     return "|".join(["merged"] + parts + [f"v:{__version__}"])
 
 
@@ -584,7 +546,8 @@ def _stdout_gone() -> int:
 def _run(args) -> int:
     if sys.stdout is None:  # started with fd 1 closed: the score would vanish
         raise CliError("standard output is closed: nowhere to print the score")
-    rc = args.func(args)
+    with np.errstate(all="ignore"):  # numbers are checked finite before printing: no numpy warnings
+        rc = args.func(args)
     sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
     return rc
 
