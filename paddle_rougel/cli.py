@@ -9,11 +9,23 @@ Commands:
 * ``merge STATE...``: combine ``dureader --save-state`` files (or metric
   ``state_dict()`` JSON files) into the score of all their data.
 
-Every run prints a signature naming the settings that change the number.
+Every run prints a signature naming the settings that change the number, then
+``engine:c`` or ``engine:python``: the engine never changes the number (both
+are exact), it tells the reader what ran; ``merge`` ignores it when comparing
+the states' signatures (``--version`` names the engine too).
 Machine-readable output (JSON) keeps stdout pure: the signature and counts go
 to stderr; the ``table`` format prints the signature under the table.
-Errors are one line on stderr, exit status 2, and no output file is left
-half-written.
+
+Errors are one line on stderr (``paddle-rougel: error: ...`` naming the file,
+zip member, line or field), exit status 2, no traceback.  Outputs
+(``--per-instance``, ``--save-state``) may not be an input or each other
+(symlinks and hard links included), and are written all or nothing: see
+:mod:`paddle_rougel.fileio`.  Inputs are ``.zip`` archives when the name ends
+in ``.zip`` in any case or the file starts with zip magic bytes, else JSON
+lines.  A reader that closes stdout early (``| head``) ends the run quietly
+with status 141 (as a process killed by SIGPIPE); a stdout closed from the
+start is an error (the score would vanish).  Warnings (the pure-Python engine
+fallback) are one plain ``paddle-rougel: warning:`` line.
 """
 from __future__ import annotations
 
