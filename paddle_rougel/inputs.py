@@ -120,15 +120,19 @@ def check_instance(cand: Any, ref_list: Any, index: int) -> Tuple[Any, tuple]:
     return check_tokens(cand, f"instance {index}, candidate"), refs
 
 
-def _check_yn(yn_label: Any, yn_ref: Any, n_refs: int, index: int) -> tuple:
-    if isinstance(yn_ref, (str, bytes)):
-        raise TypeError(f"instance {index}: yn_ref must be a list of labels, one per reference, "
-                        f"got a bare {type(yn_ref).__name__}")
+def _collection(x: Any, where: str, what: str) -> tuple:
+    """``x`` as a tuple; a bare str or a non-iterable is a TypeError naming ``what``."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{where}: {what}, got a bare {type(x).__name__}")
     try:
-        labels = tuple(yn_ref)
+        return tuple(x)
     except TypeError:
-        raise TypeError(f"instance {index}: yn_ref must be a list of labels, "
-                        f"got {type(yn_ref).__name__}") from None
+        raise TypeError(f"{where}: {what}, got {type(x).__name__}") from None
+
+
+def _check_yn(yn_label: Any, yn_ref: Any, n_refs: int, index: int) -> tuple:
+    labels = _collection(yn_ref, f"instance {index}",
+                         "yn_ref must be a list of labels, one per reference")
     if len(labels) != n_refs:
         raise ValueError(f"instance {index}: yn_ref has {len(labels)} labels but ref_list has "
                          f"{n_refs} references (need one label per reference)")
@@ -137,14 +141,8 @@ def _check_yn(yn_label: Any, yn_ref: Any, n_refs: int, index: int) -> tuple:
 
 
 def _check_entities(entity_ref: Any, cand: Any, index: int) -> tuple:
-    if isinstance(entity_ref, (str, bytes)):
-        raise TypeError(f"instance {index}: entity_ref must be a collection of entities, "
-                        f"got a bare {type(entity_ref).__name__} (wrap it as [entity])")
-    try:
-        ents = tuple(entity_ref)
-    except TypeError:
-        raise TypeError(f"instance {index}: entity_ref must be a collection of entities, "
-                        f"got {type(entity_ref).__name__}") from None
+    ents = _collection(entity_ref, f"instance {index}",
+                       "entity_ref must be a collection of entities (wrap one as [entity])")
     out = []
     for j, e in enumerate(ents):
         where = f"instance {index}, entity {j}"
