@@ -169,3 +169,30 @@ def random_length(rng: random.Random) -> int:
 def as_char_list(x):
     """A str as a list of one-char strs (same tokens, other container)."""
     return list(x) if isinstance(x, str) else x
+
+
+def random_instances(seed: int, n: int, kinds, cand_lengths, ref_lengths, ref_counts=(1, 2, 3),
+                     overlap: float = 0.0):
+    """N seeded (candidate, references) instances: the shared test workload.
+
+    Each instance draws one kind from ``kinds`` (see ``random_seq``), a candidate
+    length from ``cand_lengths``, per reference a length from ``ref_lengths``
+    and a count from ``ref_counts`` (each a sequence to choose from, or a
+    callable ``rng -> int``).  With probability ``overlap`` the first reference
+    starts with half of the candidate (real overlap, not only chance matches).
+    """
+    rng = random.Random(seed)
+
+    def draw(spec):
+        return spec(rng) if callable(spec) else rng.choice(spec)
+
+    cands, ref_lists = [], []
+    for _ in range(n):
+        kind = rng.choice(kinds)
+        cand = random_seq(rng, draw(cand_lengths), kind)
+        refs = [random_seq(rng, draw(ref_lengths), kind) for _ in range(draw(ref_counts))]
+        if overlap and rng.random() < overlap:
+            refs[0] = cand[: len(cand) // 2] + refs[0]
+        cands.append(cand)
+        ref_lists.append(refs)
+    return cands, ref_lists

@@ -13,14 +13,9 @@ from paddle_rougel import RougeL, accumulators as metric_mod
 
 
 def _data(seed, n, max_len=30):
-    rng = random.Random(seed)
-    cands, ref_lists = [], []
-    for _ in range(n):
-        kind = rng.choice(["ab", "acgt", "words", "cjk", "ints"])
-        cands.append(oracle.random_seq(rng, rng.randrange(0, max_len), kind))
-        ref_lists.append([oracle.random_seq(rng, rng.randrange(0, max_len), kind)
-                          for _ in range(rng.choice([1, 2, 3]))])
-    return cands, ref_lists
+    return oracle.random_instances(seed, n, ["ab", "acgt", "words", "cjk", "ints"],
+                                   lambda rng: rng.randrange(0, max_len),
+                                   lambda rng: rng.randrange(0, max_len))
 
 
 def _expected(cands, ref_lists, gamma, mode):

@@ -18,18 +18,10 @@ GAMMAS = [0.5, 1.0, 1.2, 2.0]
 
 
 def _data(seed, n, tokens):
-    rng = random.Random(seed)
-    cands, ref_lists = [], []
-    for _ in range(n):
-        kind = rng.choice(["cjk", "ab", "astral"] if tokens == "str" else ["words", "ints"])
-        cand = oracle.random_seq(rng, rng.choice([0, 1, 3, 8, 15, 24]), kind)
-        refs = [oracle.random_seq(rng, rng.choice([0, 1, 4, 10, 20]), kind) for _ in range(rng.choice([1, 2, 3]))]
-        if rng.random() < 0.4:
-            refs[0] = cand[: len(cand) // 2] + refs[0]  # some real overlap
-        cands.append(cand)
-        ref_lists.append(refs)
     # empty candidates / references are included: both score them 0
-    return cands, ref_lists
+    kinds = ["cjk", "ab", "astral"] if tokens == "str" else ["words", "ints"]
+    return oracle.random_instances(seed, n, kinds, [0, 1, 3, 8, 15, 24], [0, 1, 4, 10, 20],
+                                   overlap=0.4)
 
 
 @pytest.mark.parametrize("gamma", GAMMAS)

@@ -7,7 +7,6 @@ score_multi); ``RougeL(multi_ref="best")`` also takes the first maximal F.
 """
 from __future__ import annotations
 
-import random
 
 import numpy as np
 import pytest
@@ -31,15 +30,8 @@ def scorer():
 
 
 def _data(seed, n):
-    rng = random.Random(seed)
-    cands, ref_lists = [], []
-    for _ in range(n):
-        kind = rng.choice(["cjk", "ab", "words", "ints", "astral"])
-        cand = oracle.random_seq(rng, rng.choice([0, 1, 5, 12, 30, 64, 65]), kind)
-        refs = [oracle.random_seq(rng, rng.choice([0, 1, 6, 20, 40]), kind) for _ in range(rng.choice([1, 2, 4]))]
-        cands.append(cand)
-        ref_lists.append(refs)
-    return cands, ref_lists
+    return oracle.random_instances(seed, n, ["cjk", "ab", "words", "ints", "astral"],
+                                   [0, 1, 5, 12, 30, 64, 65], [0, 1, 6, 20, 40], [1, 2, 4])
 
 
 CANDS, REFS = _data(61, 400)
