@@ -186,11 +186,11 @@ def _snap(x: Any, i: int, j: Optional[int]) -> Any:
     if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
         return x.tolist()  # Python ints, whatever the byte order or stride
     try:
-        it = iter(x)
-    except TypeError:
+        return list(x)
+    except TypeError as e:  # not iterable, or e.g. a 0-d array
+        detail = "" if not (hasattr(x, "__iter__") or hasattr(x, "__getitem__")) else f" ({e})"
         raise TypeError(f"{_where(i, j)}: got {type(x).__name__}, "
-                        "expected a str or a sequence of tokens") from None
-    return list(it)
+                        f"expected a str or a sequence of tokens{detail}") from None
 
 
 def _reraise(e: BaseException, i: int, j: Optional[int], p: int, tok: Any):

@@ -269,6 +269,8 @@ def test_numpy_2d_and_float_arrays(lcs_engine):
     """A 2-D array's rows are unhashable tokens; float arrays compare by value."""
     with pytest.raises(TypeError, match="instance 0, candidate"):
         lcs_engine([np.zeros((2, 2), dtype=np.int64)], [[[0]]])
+    with pytest.raises(TypeError, match=r"instance 1, reference 0: got ndarray, expected .*0-d"):
+        lcs_engine(["a", "b"], [["a"], [np.array(3)]])
     res = lcs_engine([np.array([1.0, 2.5, 3.0])], [[[1, 2.5, 3]]])
     assert res.lcs.tolist() == [3]
 

@@ -60,12 +60,17 @@ static void snapshot_free(Snapshot *s) {
     free(s->list);
 }
 
-/* Append owned references to the items of seq to *arr.  Nothing between
- * PySequence_Fast and the copy can run Python code, so the borrowed item
- * array of a list is read whole before anyone can change it. */
+/* Append owned references to the items of seq to *arr.  No Python code runs
+ * while a list's item array is copied, so it is read whole before anyone
+ * (a token's __hash__, another thread) can change it. */
 static int take_items(PyObject *seq, PyObject ***arr, size_t *len, size_t *cap) {
-    PyObject *fast = PySequence_Fast(seq, "");  /* a list or tuple: itself, no copy */
-    if (!fast) return -1;
+    PyObject *fast;  /* an exact list or tuple: itself, no copy; else list(seq), as Python does */
+    if (PyList_CheckExact(seq) || PyTuple_CheckExact(seq)) {
+        Py_INCREF(seq);
+        fast = seq;
+    } else if (!(fast = PySequence_List(seq))) {
+        return -1;
+    }
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     if (reserve((void **)arr, cap, *len + (size_t)n, sizeof(PyObject *)) < 0) { Py_DECREF(fast); return -1; }
     PyObject **src = PySequence_Fast_ITEMS(fast), **dst = *arr + *len;
@@ -76,6 +81,12 @@ static int take_items(PyObject *seq, PyObject ***arr, size_t *len, size_t *cap) 
     *len += (size_t)n;
     Py_DECREF(fast);
     return 0;
+}
+
+/* type(obj).__name__, as the Python fallback says it ("ndarray", not "numpy.ndarray") */
+static const char *type_name(PyObject *obj) {
+    const char *name = Py_TYPE(obj)->tp_name, *dot = strrchr(name, '.');
+    return dot ? dot + 1 : name;
 }
 
 /* "instance 3, candidate" / "instance 3, reference 1" */
@@ -159,6 +170,23 @@ static int snap_int_buffer(Snapshot *s, Text *t, PyObject *obj) {
 
 /* ------------------------------------------------------------ pass 1: snapshot */
 
+/* A TypeError while iterating a text (a 0-d array, say) names the text. */
+static void not_a_text(const Text *t, PyObject *seq) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *w = where(t->inst, t->ref);
+    if (w) {
+        PyErr_Format(PyExc_TypeError, "%U: got %.100s, expected a str or a sequence of tokens (%S)", w,
+                     type_name(seq), value ? value : Py_None);
+        Py_DECREF(w);
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
 static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref) {
     if (reserve((void **)&s->texts, &s->cap, s->n + 1, sizeof(Text)) < 0) return -1;
     Text *t = &s->texts[s->n];
@@ -168,7 +196,7 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
     const char *bad = NULL;
     if (seq == Py_None) bad = "None";
     else if (!PyUnicode_Check(seq) && !PySequence_Check(seq) && !Py_TYPE(seq)->tp_iter)
-        bad = Py_TYPE(seq)->tp_name;
+        bad = type_name(seq);
     if (bad) {
         PyObject *w = where(inst, ref);
         if (w) PyErr_Format(PyExc_TypeError, "%U: got %.100s, expected a str or a sequence of tokens", w, bad);
@@ -188,7 +216,10 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
     if (rc == 1) {
         t->kind = TEXT_ITEMS;
         t->off = (int64_t)s->items_len;
-        if (take_items(seq, &s->items, &s->items_len, &s->items_cap) < 0) return -1;
+        if (take_items(seq, &s->items, &s->items_len, &s->items_cap) < 0) {
+            not_a_text(t, seq);
+            return -1;
+        }
         t->len = (int64_t)s->items_len - t->off;
     }
     s->n++;
@@ -202,16 +233,16 @@ static Py_ssize_t snap_list(Snapshot *s, PyObject *lst, Py_ssize_t i, int kind) 
         PyErr_Format(PyExc_TypeError,
                      "instance %zd: ref_list must be a list of references, got %.100s"
                      " (wrap a single reference as [ref])", i,
-                     lst == Py_None ? "None" : Py_TYPE(lst)->tp_name);
+                     lst == Py_None ? "None" : type_name(lst));
         return -1;
     }
     if (!PySequence_Check(lst) && !Py_TYPE(lst)->tp_iter) {
         if (kind == LISTS_OF_REFERENCES)
             PyErr_Format(PyExc_TypeError, "instance %zd: ref_list must be a list of references, got %.100s",
-                         i, Py_TYPE(lst)->tp_name);
+                         i, type_name(lst));
         else
             PyErr_Format(PyExc_TypeError, "instance %zd: sources must be a list, got %.100s", i,
-                         Py_TYPE(lst)->tp_name);
+                         type_name(lst));
         return -1;
     }
     size_t n = 0;
@@ -233,7 +264,7 @@ static int snap_instance(Snapshot *s, PyObject *cand, Py_ssize_t k, Py_ssize_t i
 
 static PyObject *outer_tuple(PyObject *seq, const char *name) {
     if (!PySequence_Check(seq) && !Py_TYPE(seq)->tp_iter) {
-        PyErr_Format(PyExc_TypeError, "%s must be a sequence, got %.100s", name, Py_TYPE(seq)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence, got %.100s", name, type_name(seq));
         return NULL;
     }
     return PySequence_Tuple(seq);
@@ -345,7 +376,7 @@ static void name_token_error(const Text *t, Py_ssize_t p, PyObject *tok) {
     }
     PyObject *w = where(t->inst, t->ref);
     if (!w) { Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb); return; }
-    PyErr_Format(type, "%U: token %zd (%.100s): %S", w, p, Py_TYPE(tok)->tp_name, value);
+    PyErr_Format(type, "%U: token %zd (%.100s): %S", w, p, type_name(tok), value);
     Py_DECREF(w);
     PyObject *t2, *v2, *tb2;
     PyErr_Fetch(&t2, &v2, &tb2);
