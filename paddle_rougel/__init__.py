@@ -4,6 +4,7 @@ Public API:
 
 * :class:`RougeL`: ``paddle.metric.Metric``, a drop-in for ``paddlenlp.metrics.RougeL``.
 * :class:`RougeLForDuReader` / :class:`BLEUForDuReader`: the DuReader contest metrics (with bonus).
+* :func:`compute`: one call from texts to a dict of ROUGE-L F, P, R.
 * :func:`rouge_l`: TF-Text compatible functional ROUGE-L (F, P, R per pair).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
@@ -19,7 +20,7 @@ __version__ = "0.1.0"
 
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
-from .functional import RougeLOutput, rouge_l
+from .functional import RougeLOutput, compute, rouge_l
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
@@ -52,6 +53,7 @@ __all__ = [
     "RougeLForDuReader",
     "BLEUForDuReader",
     "rouge_l",
+    "compute",
     "RougeLOutput",
     "lcs_length",
     "lcs_batch",

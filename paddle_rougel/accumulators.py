@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import engine, scoring
-from .inputs import EMPTY, Batch, concat
+from .inputs import Batch, concat
 from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
 
 __all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
@@ -70,6 +70,7 @@ class Accumulator:
         self._pending: List[Batch] = []
         self._n_pending = 0
         self._local: List[Any] = []  # per-instance results, in order (not part of the state)
+        self.tokenizer = settings.tokenizer()  # str -> tokens, None for characters as given
 
     # ------------------------------------------------------------ declaring
     def _declare(self) -> None:
@@ -227,12 +228,13 @@ class Accumulator:
     def __getstate__(self):
         with self._lock:
             d = dict(self.__dict__)
-        del d["_lock"]
+        del d["_lock"], d["tokenizer"]  # rebuilt from the settings
         return d
 
     def __setstate__(self, d):
         self.__dict__.update(d)
         self._lock = threading.RLock()
+        self.tokenizer = self.settings.tokenizer()
 
     def __copy__(self):
         # a copy never shares mutable state (fields, buffer, results) with the original
@@ -344,13 +346,23 @@ def _per_instance_max(bonus: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.maximum.reduceat(bonus, offsets[:-1])
 
 
-def _entity_bonus(cand: Any, ents: tuple) -> float:
-    # paddlenlp's add_entity_bonus: the float sum of the lengths of the entities found
+def _entity_bonus(cand: Any, ents: tuple, tokenized: bool) -> float:
+    """paddlenlp's add_entity_bonus: the float sum of the lengths of the entities found
+    (``e in cand``: a substring of a str).  Tokenized text: a run of tokens of the candidate."""
     total = 0.0
     for e in ents:
-        if e in cand:
+        if (_contains_run(cand, e) if tokenized and not isinstance(cand, str) else e in cand):
             total += len(e)
     return total
+
+
+def _contains_run(seq: tuple, run: Any) -> bool:
+    k = len(run)
+    if k == 0:
+        return True
+    run = tuple(run)
+    first = run[0]
+    return any(seq[i] == first and seq[i:i + k] == run for i in range(len(seq) - k + 1))
 
 
 class DuReaderRougeLAccumulator(RougeLAccumulator):
@@ -366,7 +378,8 @@ class DuReaderRougeLAccumulator(RougeLAccumulator):
         if batch.entities is not None:
             for i, ents in enumerate(batch.entities):
                 if ents is not None:
-                    ent[i] = self.settings.entity_weight * _entity_bonus(batch.cands[i], ents)
+                    found = _entity_bonus(batch.cands[i], ents, batch.tokenized)
+                    ent[i] = self.settings.entity_weight * found
         bonus = np.repeat(ent, counts)
         if batch.yn_match is not None:
             mask = np.zeros(len(res.lcs), dtype=bool)
@@ -476,4 +489,3 @@ def from_state(state: Any, where: str = "state") -> Accumulator:
     return acc
 
 
-_ = EMPTY  # re-exported for callers that build empty batches

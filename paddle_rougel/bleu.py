@@ -33,6 +33,7 @@ from .accumulators import BleuAccumulator
 from .inputs import make_batch
 from .metric import PaddleMetric, reject_unknown
 from .settings import BleuSettings
+from .text import TextSettings
 
 __all__ = ["BLEUForDuReader"]
 
@@ -48,6 +49,7 @@ class BLEUForDuReader(PaddleMetric):
         beta: weight of the entity bonus (``entity_weight``). Default 1.0.
         name: metric name. Default ``"bleu"``.
         sync_dist: all-reduce the counts over ``paddle.distributed`` in ``score()``.
+        tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
 
     ``score()`` is a float, as paddlenlp's (0.0 when no candidate token was
     seen, where paddlenlp divides by zero).  State: per-order match and
@@ -56,9 +58,12 @@ class BLEUForDuReader(PaddleMetric):
     """
 
     def __init__(self, n_size: int = 4, alpha: float = 1.0, beta: float = 1.0,
-                 name: str = "bleu", sync_dist: bool = False, **kwargs):
+                 name: str = "bleu", sync_dist: bool = False, tokenize: Any = "char",
+                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
+                 **kwargs):
         reject_unknown(kwargs, BLEUForDuReader.__init__)
-        settings = BleuSettings(n_size=n_size, yesno_weight=alpha, entity_weight=beta)
+        settings = BleuSettings(n_size=n_size, yesno_weight=alpha, entity_weight=beta,
+                                text=TextSettings(tokenize, normalize, lowercase, stem))
         super().__init__(BleuAccumulator(settings), name, sync_dist)
 
     n_size = property(lambda self: self._acc.settings.n_size)
@@ -79,7 +84,7 @@ class BLEUForDuReader(PaddleMetric):
                 yes/no bonus does not apply).
         """
         self._acc.add(make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
-                                 base=self._acc.n_seen()))
+                                 base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None) -> None:
@@ -94,7 +99,7 @@ class BLEUForDuReader(PaddleMetric):
         0.707107
         """
         self._acc.add_now(make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs,
-                                     base=self._acc.n_seen()))
+                                     base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
 
     def update(self, *args, **kwargs):
         raise NotImplementedError("BLEUForDuReader takes text: use add_inst or add_batch")

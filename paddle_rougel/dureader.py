@@ -33,6 +33,7 @@ from .accumulators import DuReaderRougeLAccumulator
 from .inputs import make_batch
 from .metric import RougeL, reject_unknown
 from .settings import DuReaderRougeLSettings
+from .text import TextSettings
 
 __all__ = ["RougeLForDuReader"]
 
@@ -45,14 +46,18 @@ class RougeLForDuReader(RougeL):
         beta: weight of the entity bonus (``entity_weight``). Default 1.0.
         gamma: recall weight of F. Default 1.2 (honoured, see the module doc).
         name, multi_ref, sync_dist, trans_func, vocab: as :class:`paddle_rougel.RougeL`.
+        tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`); with
+            word tokens, an entity counts when its tokens are a run of the candidate's.
     """
 
     def __init__(self, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2,
                  name: str = "rouge-l", multi_ref: str = "max_pr", sync_dist: bool = False,
-                 trans_func=None, vocab=None, **kwargs):
+                 trans_func=None, vocab=None, tokenize: Any = "char", normalize: str = "none",
+                 lowercase: Optional[bool] = None, stem: bool = False, **kwargs):
         reject_unknown(kwargs, RougeLForDuReader.__init__)
         settings = DuReaderRougeLSettings(gamma=gamma, multi_ref=multi_ref,
-                                          yesno_weight=alpha, entity_weight=beta)
+                                          yesno_weight=alpha, entity_weight=beta,
+                                          text=TextSettings(tokenize, normalize, lowercase, stem))
         self._init(DuReaderRougeLAccumulator(settings), trans_func, vocab, name, sync_dist)
 
     alpha = yesno_weight = property(lambda self: self._acc.settings.yesno_weight)
@@ -71,7 +76,7 @@ class RougeLForDuReader(RougeL):
             entity_ref: entities for the entity bonus (used when the yes/no bonus does not apply).
         """
         self._acc.add(make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
-                                 base=self._acc.n_seen()))
+                                 base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None
@@ -87,7 +92,7 @@ class RougeLForDuReader(RougeL):
         >>> [round(float(v), 4) for v in s.fmeasure]
         [1.0, 0.5]
         """
-        batch = make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self._acc.n_seen())
+        batch = make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer)
         return self._acc.add_now(batch)[0]
 
     def per_instance_bonus(self) -> np.ndarray:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Set
-from typing import Any, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,6 +41,7 @@ class Batch(NamedTuple):
     plain: bool                 # every candidate and reference is a str
     yn_match: Optional[tuple]   # per instance: tuple of bool per reference, or None
     entities: Optional[tuple]   # per instance: tuple of entities, or None
+    tokenized: bool = False     # str inputs were turned into word tokens by text settings
 
     def __len__(self) -> int:  # the number of instances (not of fields)
         return len(self.cands)
@@ -49,7 +50,7 @@ class Batch(NamedTuple):
         return self.yn_match is not None or self.entities is not None
 
 
-EMPTY = Batch((), (), True, None, None)
+EMPTY = Batch((), (), True, None, None, False)
 
 _STR = {str}
 _SEQS = {list, tuple}
@@ -140,7 +141,7 @@ def _check_yn(yn_label: Any, yn_ref: Any, n_refs: int, index: int) -> tuple:
     return tuple(not (yn_label != lab) for lab in labels)
 
 
-def _check_entities(entity_ref: Any, cand: Any, index: int) -> tuple:
+def _check_entities(entity_ref: Any, cand: Any, index: int, tokenizer=None) -> tuple:
     ents = _collection(entity_ref, f"instance {index}",
                        "entity_ref must be a collection of entities (wrap one as [entity])")
     out = []
@@ -148,6 +149,10 @@ def _check_entities(entity_ref: Any, cand: Any, index: int) -> tuple:
         where = f"instance {index}, entity {j}"
         if e is None:
             raise TypeError(f"{where}: got None")
+        if tokenizer is not None and isinstance(e, str):
+            t = tokenizer(e)
+            out.append(t if isinstance(t, str) else tuple(t))
+            continue
         if isinstance(cand, str) and not isinstance(e, str):
             raise TypeError(f"{where}: the candidate is a str, so entities must be str too "
                             f"(got {type(e).__name__})")
@@ -171,12 +176,14 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
 
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
-               base: int = 0) -> Batch:
+               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None) -> Batch:
     """Validate and snapshot N instances (see the module doc); errors name ``instance {base + i}``.
 
     The bonus columns hold one item (or None) per instance.  ``yn_refs`` is used
     only where ``yn_labels`` is given too (as paddlenlp), ``entity_refs`` only
-    where the yes/no bonus does not apply.
+    where the yes/no bonus does not apply.  ``tokenizer`` (from the text
+    settings) turns every ``str`` candidate, reference and entity into tokens;
+    token lists are passed through untouched.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidates and a list of reference lists, not a str")
@@ -194,13 +201,29 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
         r_out = tuple(p[1] for p in pairs)
         plain = all(type(c) is str for c in c_out) and all(
             type(r) is str for refs in r_out for r in refs)
+    if tokenizer is not None:
+        c_out, r_out, plain = _tokenized(c_out, r_out, tokenizer)
     if yn_labels is None and entity_refs is None:
-        return Batch(c_out, r_out, plain, None, None)
-    yn, ents = _bonus_columns(c_out, r_out, yn_labels, yn_refs, entity_refs, base)
-    return Batch(c_out, r_out, plain, yn, ents)
+        return Batch(c_out, r_out, plain, None, None, tokenizer is not None)
+    yn, ents = _bonus_columns(c_out, r_out, yn_labels, yn_refs, entity_refs, base, tokenizer)
+    return Batch(c_out, r_out, plain, yn, ents, tokenizer is not None)
 
 
-def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, base: int):
+def _tokenized(cands: tuple, refs: tuple, tok: Callable) -> tuple:
+    """Apply the text settings' tokenizer to every str (a str result stays a str of chars)."""
+    def one(x):
+        if not isinstance(x, str):
+            return x
+        t = tok(x)
+        return t if isinstance(t, str) else tuple(t)
+    c_out = tuple(one(c) for c in cands)
+    r_out = tuple(tuple(one(r) for r in rl) for rl in refs)
+    plain = all(type(c) is str for c in c_out) and all(type(r) is str for rl in r_out for r in rl)
+    return c_out, r_out, plain
+
+
+def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, base: int,
+                   tokenizer=None):
     n = len(cands)
     yn_out, ent_out = [None] * n, [None] * n
     cols = zip(_column(yn_labels, n, "yn_labels"), _column(yn_refs, n, "yn_refs"),
@@ -209,7 +232,7 @@ def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, b
         if yl is not None and yr is not None:
             yn_out[i] = _check_yn(yl, yr, len(refs[i]), base + i)
         elif er is not None:
-            ent_out[i] = _check_entities(er, cands[i], base + i)
+            ent_out[i] = _check_entities(er, cands[i], base + i, tokenizer)
     has_yn = any(x is not None for x in yn_out)
     has_ent = any(x is not None for x in ent_out)
     return (tuple(yn_out) if has_yn else None), (tuple(ent_out) if has_ent else None)
@@ -230,4 +253,5 @@ def concat(batches: Sequence[Batch]) -> Batch:
 
     return Batch(tuple(itertools.chain.from_iterable(b.cands for b in batches)),
                  tuple(itertools.chain.from_iterable(b.ref_lists for b in batches)),
-                 all(b.plain for b in batches), col("yn_match"), col("entities"))
+                 all(b.plain for b in batches), col("yn_match"), col("entities"),
+                 any(b.tokenized for b in batches))

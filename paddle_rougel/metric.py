@@ -27,6 +27,7 @@ from ._paddle import all_reduce, import_paddle
 from .accumulators import Accumulator, RougeLAccumulator
 from .inputs import make_batch
 from .settings import RougeLSettings, suggest
+from .text import TextSettings
 
 paddle = import_paddle()
 
@@ -61,6 +62,12 @@ class PaddleMetric(paddle.metric.Metric):
 
     def name(self) -> str:
         return self._name
+
+    def signature(self) -> str:
+        """Every setting that changes the number, as one line (sacreBLEU style)."""
+        from . import __version__
+
+        return f"{self._acc.metric_name}|{self._acc.settings.signature()}|v:{__version__}"
 
     def reset(self) -> None:
         """Forget every instance."""
@@ -139,6 +146,9 @@ class RougeL(PaddleMetric):
         paddlenlp_compat: network output: reproduce paddlenlp's
             ``default_trans_func`` conversion exactly (logits multiplied by
             ``seq_mask`` before argmax; only the ``seq_mask`` cut).
+        tokenize, normalize, lowercase, stem: how a ``str`` becomes tokens
+            (:mod:`paddle_rougel.text`); the default scores characters as given,
+            as paddlenlp.  Token lists are scored as given.
 
     Network output (no ``trans_func``): ``compute(output, label, seq_mask=None)``
     applies the cutting rules of :mod:`paddle_rougel.convert` where the data
@@ -152,10 +162,13 @@ class RougeL(PaddleMetric):
     def __init__(self, trans_func: Optional[Callable] = None, vocab: Any = None,
                  gamma: float = 1.2, name: str = "rouge-l", multi_ref: str = "max_pr",
                  sync_dist: bool = False, pad_id: Optional[int] = None,
-                 eos_id: Optional[int] = None, paddlenlp_compat: bool = False, **kwargs):
+                 eos_id: Optional[int] = None, paddlenlp_compat: bool = False,
+                 tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
+                 stem: bool = False, **kwargs):
         reject_unknown(kwargs, RougeL.__init__)
-        settings = RougeLSettings(gamma=gamma, multi_ref=multi_ref, pad_id=pad_id,
-                                  eos_id=eos_id, paddlenlp_compat=paddlenlp_compat)
+        text = TextSettings(tokenize, normalize, lowercase, stem)
+        settings = RougeLSettings(gamma=gamma, multi_ref=multi_ref, pad_id=pad_id, eos_id=eos_id,
+                                  paddlenlp_compat=paddlenlp_compat, text=text)
         self._init(RougeLAccumulator(settings), trans_func, vocab, name, sync_dist)
 
     def _init(self, acc, trans_func, vocab, name, sync_dist) -> None:
@@ -169,6 +182,7 @@ class RougeL(PaddleMetric):
     pad_id = property(lambda self: self._acc.settings.pad_id)
     eos_id = property(lambda self: self._acc.settings.eos_id)
     paddlenlp_compat = property(lambda self: self._acc.settings.paddlenlp_compat)
+    text = property(lambda self: self._acc.settings.text)
 
     @property
     def vocab(self):
@@ -190,7 +204,7 @@ class RougeL(PaddleMetric):
         The tokens are copied now; a bad instance raises naming its index
         (counted from 0 since the last reset) and changes nothing.
         """
-        self._acc.add(make_batch([cand], [ref_list], base=self._acc.n_seen()))
+        self._acc.add(make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score.
@@ -200,7 +214,7 @@ class RougeL(PaddleMetric):
         >>> [round(float(v), 4) for v in s.fmeasure], round(m.score(), 4)
         ([0.75, 1.0], 0.875)
         """
-        return self._acc.add_now(make_batch(cands, ref_lists, base=self._acc.n_seen()))[0]
+        return self._acc.add_now(make_batch(cands, ref_lists, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))[0]
 
     # --------------------------------------------------------------- results
     def scores(self) -> scoring.Score:

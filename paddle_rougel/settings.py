@@ -8,23 +8,24 @@ spell it) to its class.
 
 >>> s = RougeLSettings(gamma=1.0, multi_ref="best")
 >>> s.signature()
-'gamma:1.0|multi_ref:best'
+'gamma:1.0|multi_ref:best|tok:char|norm:none|lc:no'
 >>> RougeLSettings.from_config(s.config()) == s
 True
 >>> DuReaderRougeLSettings(yesno_weight=2.0).signature()
-'gamma:1.2|multi_ref:max_pr|bonus:yn2.0,ent1.0'
+'gamma:1.2|multi_ref:max_pr|tok:char|norm:none|lc:no|bonus:yn2.0,ent1.0'
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
 import numpy as np
 
 from . import scoring
+from .text import TextSettings
 
 __all__ = ["RougeLSettings", "DuReaderRougeLSettings", "BleuSettings", "SETTINGS",
            "SettingsError", "check_weight", "suggest"]
@@ -65,12 +66,24 @@ class _Settings:
 
     _LEGACY: Dict[str, str] = {}  # old config key -> field name
 
+    def _check_text(self) -> None:
+        if not isinstance(self.text, TextSettings):
+            raise TypeError(f"text must be TextSettings, got {type(self.text).__name__}")
+
+    def tokenizer(self):
+        """The ``str -> tokens`` function of the text settings; None for the default (characters)."""
+        return None if self.text.is_default else self.text.tokenizer()
+
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)  # frozen: only __post_init__ normalises
 
     def config(self) -> dict:
         """JSON-friendly identity, stored in state files."""
-        return dataclasses.asdict(self)
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = v.config() if isinstance(v, TextSettings) else v
+        return out
 
     @classmethod
     def from_config(cls, cfg: Any, where: str = "config"):
@@ -85,6 +98,8 @@ class _Settings:
                 raise SettingsError(f"{where}: unknown setting {key!r}{suggest(key, names)}")
             kw.setdefault(field, val)
         try:
+            if isinstance(kw.get("text"), dict):
+                kw["text"] = TextSettings(**kw["text"])
             return cls(**kw)
         except (TypeError, ValueError) as e:
             raise SettingsError(f"{where}: {e}") from None
@@ -105,8 +120,10 @@ class RougeLSettings(_Settings):
     pad_id: Optional[int] = None
     eos_id: Optional[int] = None
     paddlenlp_compat: bool = False
+    text: TextSettings = field(default_factory=TextSettings)
 
     def __post_init__(self):
+        self._check_text()
         if self.alpha is not None:
             if self.gamma is not None:
                 raise SettingsError("give gamma or alpha, not both")
@@ -139,7 +156,7 @@ class RougeLSettings(_Settings):
         return "f:t2t" if self.alpha < 0 else f"alpha:{self.alpha}"
 
     def signature(self) -> str:
-        parts = [self.f_name(), f"multi_ref:{self.multi_ref}"]
+        parts = [self.f_name(), f"multi_ref:{self.multi_ref}", self.text.signature()]
         if self.pad_id is not None or self.eos_id is not None:
             parts.append(f"cut:pad{self.pad_id},eos{self.eos_id}")
         if self.paddlenlp_compat:
@@ -182,9 +199,11 @@ class BleuSettings(_Settings):
     n_size: int = 4
     yesno_weight: float = 1.0
     entity_weight: float = 1.0
+    text: TextSettings = field(default_factory=TextSettings)
     _LEGACY = {"alpha": "yesno_weight", "beta": "entity_weight"}
 
     def __post_init__(self):
+        self._check_text()
         n = self.n_size
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) \
                 or not 1 <= n <= MAX_N_SIZE:
@@ -194,7 +213,8 @@ class BleuSettings(_Settings):
         self._set("entity_weight", check_weight(self.entity_weight, "entity_weight (beta)"))
 
     def signature(self) -> str:
-        return f"n:{self.n_size}|bonus:yn{self.yesno_weight},ent{self.entity_weight}"
+        return (f"n:{self.n_size}|{self.text.signature()}|"
+                f"bonus:yn{self.yesno_weight},ent{self.entity_weight}")
 
 
 SETTINGS = {"RougeL": RougeLSettings, "RougeLForDuReader": DuReaderRougeLSettings,
