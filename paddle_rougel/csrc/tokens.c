@@ -354,9 +354,10 @@ static int intern_trusted(Interner *in, PyObject *tok, tok_t *id) {
 
 /* Hash first, so an unhashable token (a list, a 2-D array's row) is reported
  * as such rather than by its == (only untrusted types pay the second hash). */
-static int intern_token(Interner *in, PyObject *tok, tok_t *id) {
+static inline int intern_token(Interner *in, PyObject *tok, tok_t *id) {
     PyTypeObject *tp = Py_TYPE(tok);
-    if (tp != &PyUnicode_Type && tp != &PyLong_Type && PyObject_Hash(tok) == -1) return -1;
+    if (tp == &PyUnicode_Type || tp == &PyLong_Type) return intern_trusted(in, tok, id);  /* the common case */
+    if (PyObject_Hash(tok) == -1) return -1;
     const int bad = never_matches(tok);
     if (bad < 0) return -1;
     return bad ? new_id(in, id) : intern_trusted(in, tok, id);
