@@ -144,8 +144,19 @@ def test_wheel_without_compiler_or_paddle_scores_the_readme_example(dist):
     cli = py.parent / "paddle-rougel"
     args = ["dureader", "--pred_file", "pred.jsonl", "--ref_file", "ref.jsonl"]
     out = {}
-    for name in PRESET_NAMES + ["./dureader"]:
+    for name in ("dureader", "paddlenlp", "./dureader"):  # the presets that score characters
         out[name] = json.loads(_run([cli, *args, "--config", name], cwd=work, env=_env()).stdout)
+    # every preset through the plain-text command: the signature shows which file was read
+    (work / "hyp.txt").write_text("the cat sat on the mat\n", encoding="utf-8")
+    (work / "ref.txt").write_text("the cat is on the mat\n", encoding="utf-8")
+    signature = {"dureader": "gamma:1.2|multi_ref:max_pr|tok:char|norm:nows",
+                 "paddlenlp": "gamma:1.2|multi_ref:max_pr|tok:char|norm:none",
+                 "rouge155": "alpha:0.5|multi_ref:best|tok:whitespace|norm:none",
+                 "t2t": "f:t2t|multi_ref:best|tok:whitespace|norm:none"}
+    assert sorted(signature) == PRESET_NAMES
+    for name, sig in signature.items():
+        proc = _run([cli, "score", "--hyp", "hyp.txt", "--ref", "ref.txt", "--config", name], cwd=work, env=_env())
+        assert sig in proc.stdout + proc.stderr, (name, proc.stdout, proc.stderr)
     assert README_STDOUT and json.loads(README_STDOUT.group(1)) == {"ROUGE-L": 56.38, "BLEU-4": 36.44}
     assert out["dureader"] == json.loads(README_STDOUT.group(1))
     assert out["./dureader"]["ROUGE-L"] != out["dureader"]["ROUGE-L"]  # the decoy, read as a path
