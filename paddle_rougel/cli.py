@@ -39,16 +39,17 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import __version__, engine, scoring
+from . import __version__, engine
 # accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
 # this process never imports paddle (about 1 s); state files are the same either way
 from .accumulators import BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator, from_state
-from .config import ConfigError, Settings, load_config, resolve_config_path
+from .config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError, build_contest, file_size, read_rows
 from .fileio import OutputError, check_distinct, write_outputs
 from .inputs import make_batch
 from .progress import Progress
-from .settings import BleuSettings, DuReaderRougeLSettings
+from .settings import (BONUS_OPTIONS, OPTIONS, ROUGE_OPTIONS, TEXT_OPTIONS, dureader_from_options,
+                       rouge_from_options)
 
 __all__ = ["main"]
 
@@ -103,31 +104,48 @@ def _check_input(path: str) -> None:
         raise CliError(f"{path}: is a directory, expected a file")
 
 
-def _settings(args, **flags: Tuple[Any, str]) -> Settings:
-    """Config file (if any), then the explicit flags ``key=(value or None, flag name)``."""
-    s = load_config(args.config) if getattr(args, "config", None) else Settings()
-    for key, (val, flag) in flags.items():
-        if val is None:
-            continue
-        try:
-            if key == "gamma":
-                s.gamma, s.alpha = scoring.check_gamma(val), None
-            elif key == "alpha":
-                s.alpha, s.gamma = scoring.check_alpha(val), None
-            elif key.startswith("bonus_") and not math.isfinite(val):
-                raise ValueError(f"must be a finite number, got {val}")
-        except (ValueError, TypeError) as e:
-            raise CliError(f"{flag}: {e}") from None
-        setattr(s, key, val)
-        s.origin[key] = flag
-    return s
+def _choices(args, options) -> Tuple[Dict[str, Any], Dict[str, str]]:
+    """The settings' values: the config file's, then the flags given (``{key: value}``), and
+    where each came from (``{key: "--gamma"}``, ``{key: "x.yaml: 'gamma'"}``) for messages."""
+    values: Dict[str, Any] = {}
+    origin: Dict[str, str] = {}
+    if getattr(args, "config", None):
+        for key, (val, where) in read_config(args.config).items():
+            values[key], origin[key] = val, where
+    given = [(o, getattr(args, o.key, None)) for o in options]
+    given = [(o, v) for o, v in given if v is not None]
+    for o, v in given:
+        values[o.key], origin[o.key] = v, args.flag_names.get(o.key, o.flags[0])
+    keys = {o.key for o, _ in given}
+    if {"gamma", "alpha"} <= keys:
+        raise CliError("give --gamma or --alpha, not both")
+    for flag_key, other in (("gamma", "alpha"), ("alpha", "gamma")):
+        if flag_key in keys:  # a flag overrides the other weighting of the config file
+            values.pop(other, None)
+    return values, origin
 
 
-def _overflow(s: Settings, e: BaseException) -> CliError:
-    """An F formula that overflowed: name the setting and where it came from."""
-    key = "alpha" if s.alpha is not None else "gamma"
-    where = s.origin.get(key, key)
-    return CliError(f"{where}: cannot score with {key} {getattr(s, key)} ({e})")
+def _build(fn, values: Dict[str, Any], origin: Dict[str, str]):
+    """The metrics' settings from the values; an error names the flag or config key at fault."""
+    try:
+        return fn(values)
+    except (ValueError, TypeError, ImportError) as e:
+        msg = str(e)
+        for key in sorted(origin, key=len, reverse=True):  # longest first: yesno_weight before alpha
+            if key in msg:
+                raise CliError(f"{origin[key]}: {msg}") from None
+        raise CliError(msg) from None
+
+
+def _weights(values: Dict[str, Any], origin: Dict[str, str]) -> str:
+    """The numeric settings a scoring failure may come from, with where each was given."""
+    parts = [f"{origin[k]} {values[k]}" for k in ("gamma", "alpha", "yesno_weight", "entity_weight")
+             if k in origin]
+    return ", ".join(parts) or "the default settings"
+
+
+def _signature(metric: str, settings) -> str:
+    return f"{metric}|{settings.signature()}|v:{__version__}|engine:{engine.backend()}"
 
 
 def _check_finite(result: Dict[str, float], why: str) -> None:
@@ -165,89 +183,79 @@ def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumula
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], contest.entity_refs[sl], base=lo)
+                           contest.yn_refs[sl], contest.entity_refs[sl], base=lo,
+                           tokenizer=rouge.tokenizer)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
     bar.close()
 
 
-def _weights(s: Settings) -> str:
-    """The settings a scoring failure may come from, with where each was given."""
-    parts = []
-    for key, val in (("gamma", s.gamma), ("alpha", s.alpha), ("bonus_alpha", s.bonus_alpha),
-                     ("bonus_beta", s.bonus_beta)):
-        if val is not None:
-            parts.append(f"{key} {val}" + (f" ({s.origin[key]})" if key in s.origin else ""))
-    return ", ".join(parts)
-
-
-def _per_instance_text(contest, rouge: DuReaderRougeLAccumulator) -> str:
-    pi, bonus = rouge.per_instance(), rouge.per_instance_bonus()
+def _per_instance_text(keys: List[Tuple[str, Any]], score, bonus=None) -> str:
+    """One JSON line per instance: its keys (question id and type, or line) then P, R, F."""
     lines = []
-    for i, qid in enumerate(contest.qids):
-        row = {"question_id": qid, "question_type": contest.types[i],
-               "precision": float(pi.precision[i]), "recall": float(pi.recall[i]),
-               "f": float(pi.fmeasure[i]), "bonus": float(bonus[i])}
+    for i, key in enumerate(keys):
+        row = dict(key)
+        row.update(precision=float(score.precision[i]), recall=float(score.recall[i]),
+                   f=float(score.fmeasure[i]))
+        if bonus is not None:
+            row["bonus"] = float(bonus[i])
         try:
             lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
         except ValueError:  # NaN/inf would be invalid JSON
-            raise CliError(f"--per-instance: question_id {qid!r} has a value that is not finite "
-                           f"({row}); check the bonus weights") from None
+            raise CliError(f"--per-instance: {key} has a value that is not finite ({row}); "
+                           "check the bonus weights") from None
     return "".join(lines)
 
 
 def _inputs(args, *flags: str) -> List[Tuple[str, str]]:
     """The files a command reads, for the output-overwrite check (a preset's file included)."""
     out = [(flag, getattr(args, flag.lstrip("-").replace("-", "_"))) for flag in flags]
+    out = [(flag, path) for flag, path in out if path != "-"]
     if getattr(args, "config", None):
         out.append(("--config", resolve_config_path(args.config)))
     return out
 
 
-def cmd_dureader(args) -> int:
-    s = _settings(args, bonus_alpha=(args.alpha, "--alpha"), bonus_beta=(args.beta, "--beta"))
-    if s.tokenize != "char":
-        raise ConfigError(f"the dureader command scores characters; tokenize {s.tokenize!r} "
-                          "is not supported (use tokenize: char)")
-    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
-    check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
-    gamma = s.rouge_gamma()
-    norm = None if s.normalize == "none" else True
-    total = file_size(args.pred_file) + file_size(args.ref_file)
-    bar = Progress(total, "reading", min_total=8 << 20)
-    preds = read_rows(args.pred_file, is_ref=False, progress=bar.update, keep_spaces=norm is None)
-    refs = read_rows(args.ref_file, is_ref=True, progress=bar.update, keep_spaces=norm is None)
-    bar.close()
-    contest = build_contest(preds, refs)
-
-    try:
-        rouge = DuReaderRougeLAccumulator(DuReaderRougeLSettings(
-            gamma=gamma, multi_ref=s.multi_ref, yesno_weight=s.bonus_alpha, entity_weight=s.bonus_beta))
-        bleu = BleuAccumulator(BleuSettings(n_size=4, yesno_weight=s.bonus_alpha, entity_weight=s.bonus_beta))
-        _score_contest(contest, rouge, bleu)
-        scores = {"ROUGE-L": rouge.score(), "BLEU-4": bleu.score()}
-    except OverflowError as e:
-        raise _overflow(s, e) from None
-    except (ValueError, TypeError) as e:  # e.g. sums out of range with absurd bonus weights
-        raise CliError(f"cannot score with {_weights(s)}: {e}") from None
-    _check_finite(scores, _weights(s))
-    result = {k: _pct(v) for k, v in scores.items()}
-    signature = s.signature("rougeL+bleu4", with_bonus=True, engine=engine.backend())
-
+def _write_results(args, per_instance: Optional[str], states: Dict[str, dict], signature: str) -> None:
     files = []
     if args.per_instance:
-        files.append((args.per_instance, _per_instance_text(contest, rouge)))
+        files.append((args.per_instance, per_instance))
     if args.save_state:
-        state = {"format": STATE_FORMAT, "signature": signature,
-                 "metrics": {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}}
+        state = {"format": STATE_FORMAT, "signature": signature, "metrics": states}
         files.append((args.save_state, json.dumps(state, ensure_ascii=False, indent=1) + "\n"))
     write_outputs(files)  # all or nothing
 
+
+def cmd_dureader(args) -> int:
+    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
+    rouge_s, bleu_s = _build(dureader_from_options, values, origin)
+    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
+    check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
+    total = file_size(args.pred_file) + file_size(args.ref_file)
+    bar = Progress(total, "reading", min_total=8 << 20)
+    # text as given: the metrics' text settings normalise it (the contest: drop whitespace)
+    preds = read_rows(args.pred_file, is_ref=False, progress=bar.update, keep_spaces=True)
+    refs = read_rows(args.ref_file, is_ref=True, progress=bar.update, keep_spaces=True)
+    bar.close()
+    contest = build_contest(preds, refs)
+    rouge, bleu = _build(lambda _: (DuReaderRougeLAccumulator(rouge_s), BleuAccumulator(bleu_s)),
+                         values, origin)  # a tokenizer's optional package may be missing
+    try:
+        _score_contest(contest, rouge, bleu)
+        scores = {"ROUGE-L": rouge.score(), "BLEU-4": bleu.score()}
+    except (ValueError, TypeError, OverflowError) as e:  # e.g. sums out of range with absurd weights
+        raise CliError(f"cannot score with {_weights(values, origin)}: {e}") from None
+    _check_finite(scores, _weights(values, origin))
+    signature = _signature("rougeL+bleu4", rouge_s)
+    keys = [(("question_id", q), ("question_type", t)) for q, t in zip(contest.qids, contest.types)]
+    text = _per_instance_text(keys, rouge.per_instance(), rouge.per_instance_bonus()) \
+        if args.per_instance else None
+    _write_results(args, text, {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}, signature)
     counts = (f"questions scored: {len(contest.qids)}; missing predictions: {len(contest.missing)}; "
               f"unexpected predictions: {len(contest.unexpected)}; "
               f"skipped (no reference answers): {len(contest.no_answer)}")
-    _print_result(result, args.format, signature, [counts])
+    _print_result({k: _pct(v) for k, v in scores.items()}, args.format, signature, [counts])
     return 0
 
 
@@ -332,17 +340,21 @@ def _merged_metrics(files) -> Dict[str, Any]:
 
 
 def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
-    s = load_config(spec)
+    """The states' settings must be the ones ``spec`` gives (the same builders as scoring)."""
+    values = {k: v for k, (v, _) in read_config(spec).items()}
+    origin = {k: w for k, (_, w) in read_config(spec).items()}
     for acc in accs.values():
-        want = None
         if isinstance(acc, DuReaderRougeLAccumulator):
-            want = DuReaderRougeLSettings(gamma=s.rouge_gamma(), multi_ref=s.multi_ref,
-                                          yesno_weight=s.bonus_alpha, entity_weight=s.bonus_beta)
+            want = _build(dureader_from_options, values, origin)[0]
         elif isinstance(acc, BleuAccumulator):
-            want = BleuSettings(n_size=acc.settings.n_size, yesno_weight=s.bonus_alpha,
-                                entity_weight=s.bonus_beta)
-        if want is not None and want != acc.settings:
-            raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: {want.config()}")
+            want = _build(lambda v: dureader_from_options(v)[1], values, origin)
+            want = type(want)(n_size=acc.settings.n_size, yesno_weight=want.yesno_weight,
+                              entity_weight=want.entity_weight, text=want.text)
+        else:
+            want = _build(rouge_from_options, values, origin)
+        if want != acc.settings:
+            raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: "
+                           f"{want.config()}")
 
 
 def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
@@ -408,12 +420,16 @@ def _line_of(data: bytes, offset: int) -> int:
 
 
 def _read_lines(path: str) -> List[str]:
-    _check_input(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
+    """A text file's lines (``-``: standard input), UTF-8 with an optional BOM."""
+    if path == "-":
+        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+    else:
+        _check_input(path)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
     if data.startswith(b"\xef\xbb\xbf"):  # dropped before decoding: offsets stay file offsets - 3
         data = data[3:]
     try:
@@ -426,79 +442,67 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _tokenizer(name: str, norm: str):
-    strip = (lambda t: "".join(t.split())) if norm == "nows" else (lambda t: t)
-    if name == "char":
-        return strip
-    if name == "whitespace":
-        return str.split
-    try:
-        import jieba  # optional: only this tokenizer needs it
-    except ImportError:
-        raise CliError("--tokenize jieba needs the optional 'jieba' package "
-                       "(pip install 'paddle-rougel[jieba]')") from None
-    import logging
-
-    jieba.setLogLevel(logging.WARNING)
-    return lambda t: [w for w in jieba.lcut(strip(t)) if w.strip()]
-
-
-def _score_lines(hyps, refsets, tok, multi_ref: str, f_of) -> np.ndarray:
-    """Sums of P, R, F over the lines."""
+def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]]) -> None:
     n = len(hyps)
-    sums = np.zeros(3)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
-        cands = [tok(h) for h in hyps[lo:hi]]
-        ref_lists = [[tok(rs[i]) for rs in refsets] for i in range(lo, hi)]
-        res = engine.lcs_batch(cands, ref_lists)
-        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
-        pi, ri, fi = scoring.reduce_refs(p, r, res.offsets, multi_ref, f_of)
-        sums += [pi.sum(), ri.sum(), fi.sum()]
+        ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
+        acc.add_now(make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer))
         bar.update(hi - lo)
     bar.close()
-    return sums
 
 
-def cmd_score(args) -> int:
-    s = _settings(args, gamma=(args.gamma, "--gamma"), alpha=(args.alpha, "--alpha"),
-                  tokenize=(args.tokenize, "--tokenize"), normalize=(args.normalize, "--normalize"),
-                  multi_ref=(args.multi_ref, "--multi-ref"))
-    norm = "none" if s.tokenize == "whitespace" else s.normalize
+def _read_score_inputs(args) -> Tuple[List[str], List[List[str]]]:
+    if [args.hyp, *args.ref].count("-") > 1:
+        raise CliError("only one of --hyp and --ref can be - (standard input)")
     hyps = _read_lines(args.hyp)
     refsets = [_read_lines(p) for p in args.ref]
     for p, r in zip(args.ref, refsets):
         if len(r) != len(hyps):
             raise CliError(f"{p} has {len(r)} lines but {args.hyp} has {len(hyps)} "
                            "(files must be line-aligned)")
-    tok = _tokenizer(s.tokenize, norm)
-    n = len(hyps)
-    if s.alpha is None:
-        f_of = lambda p, r: scoring.f_gamma(p, r, s.gamma)  # noqa: E731
-    elif s.alpha < 0:
-        f_of = lambda p, r: scoring.f_t2t(p, r)  # noqa: E731
-    else:
-        f_of = lambda p, r: scoring.f_alpha(p, r, s.alpha)  # noqa: E731
-    try:
-        sums = _score_lines(hyps, refsets, tok, s.multi_ref, f_of)
-    except OverflowError as e:
-        raise _overflow(s, e) from None
-    P, R, F = (sums / n).tolist() if n else (0.0, 0.0, 0.0)
-    _check_finite({"precision": P, "recall": R, "f": F}, "the F formula's settings")
-    signature = s.signature("rougeL", tokenize=s.tokenize, engine=engine.backend())
-    signature = signature.replace(f"norm:{s.normalize}", f"norm:{norm}")
-    if args.format == "json":
-        print(json.dumps({"precision": P, "recall": R, "f": F, "n": n}, allow_nan=False))
-        print(signature, file=sys.stderr)
-    else:
-        print("metric   P       R       F       n")
-        print(f"ROUGE-L  {P:.4f}  {R:.4f}  {F:.4f}  {n}")
-        print(signature)
+    return hyps, refsets
+
+
+def cmd_score(args) -> int:
+    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS)
+    settings = _build(rouge_from_options, values, origin)
+    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
+    check_distinct(_inputs(args, "--hyp") + [("--ref", p) for p in args.ref if p != "-"], outputs)
+    hyps, refsets = _read_score_inputs(args)
+    acc = _build(lambda _: RougeLAccumulator(settings), values, origin)  # jieba missing, ...
+    _score_lines(acc, hyps, refsets)
+    mean = acc.scores()
+    scores = {"ROUGE-L": mean.fmeasure, "ROUGE-L-P": mean.precision, "ROUGE-L-R": mean.recall}
+    _check_finite(scores, _weights(values, origin))
+    signature = _signature("rougeL", settings)
+    text = _per_instance_text([(("line", i + 1),) for i in range(len(hyps))], acc.per_instance()) \
+        if args.per_instance else None
+    _write_results(args, text, {"rouge_l": acc.state_dict()}, signature)
+    _print_result({k: _pct(v) for k, v in scores.items()}, args.format, signature,
+                  [f"lines scored: {len(hyps)}"])
     return 0
 
 
 # ------------------------------------------------------------------- parser
+
+def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str, tuple]] = None) -> None:
+    """Flags from the settings' option table (one definition for flags, config keys and checks)."""
+    for o in options:
+        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=o.parse,
+                       choices=o.choices, default=None, help=o.help)
+
+
+def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
+    p.add_argument("--config", help="YAML config file or preset name (dureader, paddlenlp, rouge155, t2t)")
+    p.add_argument("--per-instance", "--per_instance", dest="per_instance", metavar="FILE",
+                   help=per_instance_help)
+    p.add_argument("--save-state", "--save_state", dest="save_state", metavar="FILE",
+                   help="write the metrics' state (for `merge`)")
+    p.add_argument("--format", choices=("json", "table"), default="json",
+                   help="json (default: one line on stdout, scores x100) or table")
+
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Fast exact ROUGE-L (and the DuReader contest score).")
@@ -509,32 +513,20 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dureader", help="DuReader contest score: ROUGE-L and BLEU-4 with bonus")
     d.add_argument("--pred_file", "--pred-file", required=True, help="predictions (JSON lines or .zip)")
     d.add_argument("--ref_file", "--ref-file", required=True, help="references (JSON lines or .zip)")
-    d.add_argument("--alpha", type=float, default=None, help="yes/no bonus weight (default 1.0)")
-    d.add_argument("--beta", type=float, default=None, help="entity bonus weight (default 1.0)")
-    d.add_argument("--config", help="YAML config file or preset name (dureader, paddlenlp, ...)")
-    d.add_argument("--per-instance", "--per_instance", dest="per_instance", metavar="FILE",
-                   help="write one JSON line per question: id, type, ROUGE-L P, R, F and the "
-                        "weighted bonus (the largest over its references)")
-    d.add_argument("--save-state", "--save_state", dest="save_state", metavar="FILE",
-                   help="write both metrics' state (for `merge`)")
-    d.add_argument("--format", choices=("json", "table"), default="json")
+    _add_options(d, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
+    # --alpha / --beta: the contest script's names for the bonus weights (ROUGE's alpha is --alpha
+    # of `score`); kept as aliases
+    _add_options(d, BONUS_OPTIONS, {"yesno_weight": ("--alpha",), "entity_weight": ("--beta",)})
+    _add_outputs(d, "write one JSON line per question: id, type, ROUGE-L P, R, F and the "
+                    "weighted bonus (the largest over its references)")
     d.set_defaults(func=cmd_dureader)
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
-    sc.add_argument("--hyp", required=True, help="hypotheses, one per line")
+    sc.add_argument("--hyp", required=True, help="hypotheses, one per line (- for standard input)")
     sc.add_argument("--ref", required=True, action="append",
-                    help="references, one per line; repeat for several reference sets")
-    sc.add_argument("--tokenize", choices=("char", "whitespace", "jieba"), default=None,
-                    help="tokens: characters (default), whitespace-separated words, or jieba words")
-    sc.add_argument("--normalize", choices=("nows", "none"), default=None,
-                    help="nows (default): drop whitespace before char/jieba tokenization")
-    sc.add_argument("--gamma", type=float, default=None, help="F recall weight (default 1.2)")
-    sc.add_argument("--alpha", type=float, default=None,
-                    help="instead of gamma: 1/F = alpha/P + (1-alpha)/R; negative = tensor2tensor")
-    sc.add_argument("--multi-ref", "--multi_ref", dest="multi_ref", choices=("max_pr", "best", "avg"),
-                    default=None, help="how references combine (default max_pr)")
-    sc.add_argument("--config", help="YAML config file or preset name")
-    sc.add_argument("--format", choices=("json", "table"), default="table")
+                    help="references, one per line; repeat for several reference sets (- for stdin)")
+    _add_options(sc, ROUGE_OPTIONS + TEXT_OPTIONS)
+    _add_outputs(sc, "write one JSON line per hypothesis line: line, P, R, F")
     sc.set_defaults(func=cmd_score)
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
@@ -543,6 +535,18 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--format", choices=("json", "table"), default="json")
     m.set_defaults(func=cmd_merge)
     return ap
+
+
+def _flag_names(argv: List[str]) -> Dict[str, str]:
+    """The flag spelling the user typed for each option (--alpha vs --yesno-weight), for messages."""
+    names = {}
+    for tok in argv:
+        flag = tok.split("=", 1)[0]
+        for o in OPTIONS.values():
+            if flag in o.flags or (o.key == "yesno_weight" and flag == "--alpha") \
+                    or (o.key == "entity_weight" and flag == "--beta"):
+                names.setdefault(o.key, flag)
+    return names
 
 
 def _stdout_gone() -> int:
@@ -577,9 +581,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     except BrokenPipeError:
         return _stdout_gone()
-    if args.command == "score" and args.gamma is not None and args.alpha is not None:
-        _err("give --gamma or --alpha, not both")
-        return 2
+    args.flag_names = _flag_names(list(sys.argv[1:] if argv is None else argv))
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning  # one plain line, no source line
         try:

@@ -219,3 +219,89 @@ class BleuSettings(_Settings):
 
 SETTINGS = {"RougeL": RougeLSettings, "RougeLForDuReader": DuReaderRougeLSettings,
             "BLEUForDuReader": BleuSettings}
+
+
+# ---------------------------------------------------------------- options
+# The user-facing settings, one entry each: the config-file key (= the settings
+# field), the command-line flags, and the parser of a value.  The command line
+# and config files are built from this table and validated by constructing the
+# settings objects above, so nothing here repeats a rule.
+
+@dataclass(frozen=True)
+class Option:
+    key: str
+    flags: tuple
+    parse: Any             # str -> value, for command-line flags
+    help: str
+    choices: Optional[tuple] = None
+
+
+def _bool(text: str) -> bool:
+    low = str(text).lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected yes/no, got {text!r}")
+
+
+ROUGE_OPTIONS = (
+    Option("gamma", ("--gamma",), float, "F = (1+g^2)PR / (R+g^2 P) (default 1.2)"),
+    Option("alpha", ("--alpha",), float,
+           "instead of gamma: 1/F = alpha/P + (1-alpha)/R; negative = tensor2tensor's formula"),
+    Option("multi_ref", ("--multi-ref", "--multi_ref"), str,
+           "how references combine: max_pr (default), best, avg", scoring.MULTI_REF_MODES),
+)
+TEXT_OPTIONS = (
+    Option("tokenize", ("--tokenize",), str,
+           "tokens of a text: char (default), whitespace, zh, jieba, rouge_score",
+           ("char", "whitespace", "zh", "jieba", "rouge_score")),
+    Option("normalize", ("--normalize",), str,
+           "nows: drop every whitespace character (default with char tokens); none", ("none", "nows")),
+    Option("lowercase", ("--lowercase",), _bool, "lowercase before tokenizing (yes/no)"),
+    Option("stem", ("--stem",), _bool, "rouge-score's Porter stemming (with --tokenize rouge_score)"),
+)
+BONUS_OPTIONS = (
+    Option("yesno_weight", ("--yesno-weight", "--yesno_weight"), float,
+           "DuReader yes/no bonus weight (default 1.0; old name: --alpha)"),
+    Option("entity_weight", ("--entity-weight", "--entity_weight"), float,
+           "DuReader entity bonus weight (default 1.0; old name: --beta)"),
+)
+OPTIONS = {o.key: o for o in ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS}
+
+
+def _text_of(values: dict) -> TextSettings:
+    kw = {k: values[k] for k in ("tokenize", "normalize", "lowercase", "stem") if k in values}
+    if "normalize" not in kw:  # the sensible default: drop spaces only between characters
+        kw["normalize"] = "nows" if kw.get("tokenize", "char") == "char" else "none"
+    return TextSettings(**kw)
+
+
+def rouge_from_options(values: dict) -> RougeLSettings:
+    """RougeLSettings from option values (key -> value; missing keys take their defaults)."""
+    kw = {k: values[k] for k in ("gamma", "alpha", "multi_ref") if k in values}
+    if kw.get("alpha") is not None:
+        kw["gamma"] = None
+    return RougeLSettings(text=_text_of(values), **kw)
+
+
+def dureader_from_options(values: dict):
+    """(DuReaderRougeLSettings, BleuSettings) of the contest from option values.
+
+    An alpha in (0, 1] becomes the equal gamma (the DuReader metric is weighted by gamma)."""
+    gamma = values.get("gamma")
+    alpha = values.get("alpha")
+    if alpha is not None:
+        a = scoring.check_alpha(alpha)
+        if not 0 < a <= 1:
+            raise SettingsError(f"alpha {alpha} has no gamma equivalent (the DuReader metric needs "
+                                "0 < alpha <= 1, or a gamma)")
+        gamma = math.sqrt((1.0 - a) / a)
+        if not math.isfinite(gamma):
+            raise SettingsError(f"alpha {alpha} is too small (gamma = sqrt((1 - alpha) / alpha) "
+                                "is not finite)")
+    text = _text_of(values)
+    bonus = {k: values[k] for k in ("yesno_weight", "entity_weight") if k in values}
+    rouge = DuReaderRougeLSettings(gamma=1.2 if gamma is None else gamma, text=text,
+                                   multi_ref=values.get("multi_ref", "max_pr"), **bonus)
+    return rouge, BleuSettings(n_size=4, text=text, **bonus)

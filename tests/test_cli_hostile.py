@@ -262,7 +262,7 @@ def test_huge_gamma_scores_right_or_is_one_line(capsys, tmp_path):
     rc, out, err = run(capsys, "score", "--hyp", h, "--ref", r, "--gamma", "1e200", "--format", "json")
     if rc == 0:  # F tends to R as gamma grows
         got = json.loads(out)
-        assert abs(got["f"] - got["recall"]) < 1e-9 and "Traceback" not in err
+        assert got["ROUGE-L"] == got["ROUGE-L-R"] and "Traceback" not in err
     else:
         one_error(rc, out, err, "--gamma")
 
@@ -431,8 +431,10 @@ def test_fallback_warning_in_a_real_process(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert p.returncode == 0, p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("paddle-rougel: warning: the C LCS kernel is not built"), p.stderr
+    warned = [ln for ln in p.stderr.splitlines() if "warn" in ln.lower()]
+    assert len(warned) == 1 and warned[0].startswith("paddle-rougel: warning: the C LCS kernel is not built"), \
+        p.stderr  # one plain line: no Python warning header, no source line
+    assert "engine:python" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_version_names_the_engine(capsys):
