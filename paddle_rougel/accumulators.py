@@ -383,9 +383,10 @@ class DuReaderRougeLAccumulator(RougeLAccumulator):
         bonus = np.repeat(ent, counts)
         if batch.yn_match is not None:
             mask = np.zeros(len(res.lcs), dtype=bool)
+            offsets = res.offsets.tolist()  # a property: computed once here, not per instance
             for i, m in enumerate(batch.yn_match):
                 if m is not None:
-                    mask[res.offsets[i]:res.offsets[i + 1]] = m
+                    mask[offsets[i]:offsets[i + 1]] = m
             bonus[mask] = self.settings.yesno_weight * res.lcs[mask].astype(np.float64)
         return bonus
 

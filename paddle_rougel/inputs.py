@@ -150,8 +150,7 @@ def _check_entities(entity_ref: Any, cand: Any, index: int, tokenizer=None) -> t
         if e is None:
             raise TypeError(f"{where}: got None")
         if tokenizer is not None and isinstance(e, str):
-            t = tokenizer(e)
-            out.append(t if isinstance(t, str) else tuple(t))
+            out.append(tokenizer(e))
             continue
         if isinstance(cand, str) and not isinstance(e, str):
             raise TypeError(f"{where}: the candidate is a str, so entities must be str too "
@@ -210,14 +209,15 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
 
 
 def _tokenized(cands: tuple, refs: tuple, tok: Callable) -> tuple:
-    """Apply the text settings' tokenizer to every str (a str result stays a str of chars)."""
-    def one(x):
-        if not isinstance(x, str):
-            return x
-        t = tok(x)
-        return t if isinstance(t, str) else tuple(t)
-    c_out = tuple(one(c) for c in cands)
-    r_out = tuple(tuple(one(r) for r in rl) for rl in refs)
+    """Apply the text settings' tokenizer (str -> str of characters, or a tuple) to every str."""
+    if all(type(c) is str for c in cands) and all(type(r) is str for rl in refs for r in rl):
+        c_out = tuple(map(tok, cands))  # the common case at C speed
+        r_out = tuple(tuple(map(tok, rl)) for rl in refs)
+    else:
+        def one(x):
+            return tok(x) if isinstance(x, str) else x
+        c_out = tuple(map(one, cands))
+        r_out = tuple(tuple(map(one, rl)) for rl in refs)
     plain = all(type(c) is str for c in c_out) and all(type(r) is str for rl in r_out for r in rl)
     return c_out, r_out, plain
 

@@ -142,7 +142,9 @@ class TextSettings:
         if isinstance(tok, str) and tok.startswith("custom:"):
             raise ValueError(f"these settings name a custom tokenizer ({tok}); pass the callable itself")
         if callable(tok):
-            base = tok
+            def base(t, _f=tok):  # a str stays characters; any other result a tuple of tokens
+                out = _f(t)
+                return out if isinstance(out, str) else tuple(out)
         elif tok == "char":
             base = None
         elif tok == "whitespace":
@@ -162,6 +164,8 @@ class TextSettings:
             steps.append(base)
         if not steps:
             return lambda t: t
+        if len(steps) == 1:  # the common case (e.g. nows): no loop per string
+            return steps[0]
 
         def run(text: str):
             for f in steps:
