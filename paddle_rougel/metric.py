@@ -122,6 +122,15 @@ class PaddleMetric(paddle.metric.Metric):
         return new
 
 
+def _is_float(x: Any) -> bool:
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        return False
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind == "f"
+    return "float" in str(dtype)  # paddle dtypes (float16/32/64, bfloat16)
+
+
 class RougeL(PaddleMetric):
     r"""ROUGE-L (LCS-based F-measure), averaged over instances.
 
@@ -146,6 +155,9 @@ class RougeL(PaddleMetric):
         paddlenlp_compat: network output: reproduce paddlenlp's
             ``default_trans_func`` conversion exactly (logits multiplied by
             ``seq_mask`` before argmax; only the ``seq_mask`` cut).
+        num_outputs, output_index: hapi calls ``compute(*outputs, *labels)``; a
+            network with several outputs (e.g. ``(logits, hidden)``) says how
+            many with ``num_outputs`` and which one is scored with ``output_index``.
         tokenize, normalize, lowercase, stem: how a ``str`` becomes tokens
             (:mod:`paddle_rougel.text`); the default scores characters as given,
             as paddlenlp.  Token lists are scored as given.
@@ -164,17 +176,28 @@ class RougeL(PaddleMetric):
                  sync_dist: bool = False, pad_id: Optional[int] = None,
                  eos_id: Optional[int] = None, paddlenlp_compat: bool = False,
                  tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
-                 stem: bool = False, **kwargs):
+                 stem: bool = False, num_outputs: int = 1, output_index: int = 0, **kwargs):
         reject_unknown(kwargs, RougeL.__init__)
         text = TextSettings(tokenize, normalize, lowercase, stem)
         settings = RougeLSettings(gamma=gamma, multi_ref=multi_ref, pad_id=pad_id, eos_id=eos_id,
                                   paddlenlp_compat=paddlenlp_compat, text=text)
         self._init(RougeLAccumulator(settings), trans_func, vocab, name, sync_dist)
+        self._set_outputs(num_outputs, output_index)
 
     def _init(self, acc, trans_func, vocab, name, sync_dist) -> None:
         super().__init__(acc, name, sync_dist)
         self.trans_func = trans_func
         self.vocab = vocab
+        self._set_outputs(1, 0)
+
+    def _set_outputs(self, num_outputs: int, output_index: int) -> None:
+        for what, v in (("num_outputs", num_outputs), ("output_index", output_index)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{what} must be an int, got {type(v).__name__}")
+        if num_outputs < 1 or not 0 <= output_index < num_outputs:
+            raise ValueError(f"need num_outputs >= 1 and 0 <= output_index < num_outputs, got "
+                             f"num_outputs={num_outputs}, output_index={output_index}")
+        self.num_outputs, self.output_index = int(num_outputs), int(output_index)
 
     # settings are read-only: they are the identity of the state
     gamma = property(lambda self: self._acc.settings.gamma)
@@ -235,22 +258,38 @@ class RougeL(PaddleMetric):
         return float(engine.lcs_length(string, sub))
 
     # ------------------------------------------------------- paddle.metric API
-    def compute(self, output, label, seq_mask=None, *extra):
+    def compute(self, *args):
         """hapi step 1: the per-instance LCS figures, where the data is.
 
-        ``output``: logits [B, T, V] or ids [B, T]; ``label``: ids [B, T] or
-        [B, T, 1]; ``seq_mask``: optional [B, T].  Returns ``[packed]``, an
-        int64 tensor [B, 3] of (lcs, cand_len, ref_len), which hapi turns into
-        numpy and hands to ``update``.  With ``trans_func`` the inputs are
-        passed through unchanged (``update`` converts them).
+        ``compute(*outputs, label, seq_mask=None)``: the network's
+        ``num_outputs`` outputs (the one at ``output_index`` is scored: logits
+        [B, T, V] or ids [B, T]), then ``label`` (ids [B, T] or [B, T, 1]) and
+        an optional ``seq_mask`` [B, T].  Returns ``[packed]``, an int64 tensor
+        [B, 3] of (lcs, cand_len, ref_len), which hapi turns into numpy and
+        hands to ``update``.  With ``trans_func`` the inputs are passed through
+        unchanged (``update`` converts them).
         """
-        if extra:
-            raise TypeError(f"compute(output, label, seq_mask=None) got {3 + len(extra)} arguments: "
-                            "the network must return one output (logits or ids)")
+        output, label, seq_mask = self._split_args(args)
         if self.trans_func is not None:
             return [output, label] + ([] if seq_mask is None else [seq_mask])
         packed = self._packed(output, label, seq_mask)
         return [packed if isinstance(packed, paddle.Tensor) else paddle.to_tensor(packed)]
+
+    def _split_args(self, args: tuple):
+        k = self.num_outputs
+        n_labels = len(args) - k
+        if n_labels not in (1, 2):
+            raise TypeError(
+                f"compute() got {len(args)} arguments; with num_outputs={k} it expects {k} network "
+                f"output(s), then label and an optional seq_mask ({k + 1} or {k + 2} arguments). "
+                "A network with several outputs: RougeL(num_outputs=N, output_index=i)")
+        label = args[k]
+        if _is_float(label):
+            raise TypeError(
+                f"compute(): argument {k} (the label, after {k} network output(s)) holds floats: "
+                f"if the network returns {k + 1} or more outputs (e.g. logits and hidden states), "
+                f"pass RougeL(num_outputs=..., output_index=...)")
+        return args[self.output_index], label, (args[k + 1] if n_labels == 2 else None)
 
     def _packed(self, output, label, seq_mask):
         """(lcs, cand_len, ref_len) per row: numpy on the host path, a tensor on the device path."""

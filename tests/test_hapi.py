@@ -58,3 +58,46 @@ def test_evaluate_with_a_vocab_with_duplicate_tokens():
         host.add_inst([vocab[t] for t in pred[i, :n].tolist() if t != ex.PAD],
                       [[vocab[t] for t in tgt[:n, 0].tolist() if t != ex.PAD]])
     np.testing.assert_allclose(got, host.accumulate(), rtol=1e-12)
+
+
+def test_network_with_two_outputs(capsys):
+    """A network returning (logits, hidden): the user says which output is scored (issue 10.4)."""
+    import paddle
+    from paddle.static import InputSpec
+
+    ex = _example()
+
+    class TwoOutputs(ex.TinySeq2Seq):
+        def forward(self, src):
+            h = paddle.tanh(self.emb(src))
+            return self.proj(h), h  # logits [B, T, V], hidden [B, T, H]
+
+    class Loss(paddle.nn.Layer):
+        def forward(self, logits, hidden, label, seq_mask):
+            return ex.MaskedCE()(logits, label, seq_mask)
+
+    def build(metric):
+        paddle.seed(5)
+        net = TwoOutputs()
+        model = paddle.Model(net, inputs=[InputSpec([None, ex.T], "int64", "src")],
+                             labels=[InputSpec([None, ex.T, 1], "int64", "label"),
+                                     InputSpec([None, ex.T], "int64", "seq_mask")])
+        model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=net.parameters()),
+                      Loss(), metrics=metric)
+        return model
+
+    dev = ex.SyntheticPairs(64, 9)
+    model = build(RougeL(pad_id=ex.PAD, num_outputs=2, output_index=0))
+    got = model.evaluate(dev, batch_size=32, verbose=0)["rouge-l"]
+    logits, _ = model.predict(dev, batch_size=32, stack_outputs=True, verbose=0)
+    pred = np.argmax(logits, axis=-1)
+    host = RougeL(pad_id=ex.PAD)
+    for i in range(len(dev)):
+        _, tgt, mask = dev[i]
+        host.update(pred[i:i + 1], tgt[None], mask[None])
+    np.testing.assert_allclose(got, host.accumulate(), rtol=1e-12)
+    # without num_outputs, the error names the outputs, not a confusing label problem
+    import pytest
+
+    with pytest.raises(TypeError, match="num_outputs"):
+        build(RougeL(pad_id=ex.PAD)).evaluate(dev, batch_size=32, verbose=0)
