@@ -265,19 +265,27 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
 
 
-def _read_json(path: str) -> Any:
-    _check_input(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
-    if data.startswith(b"\xef\xbb\xbf"):
+def _read_text(path: str) -> str:
+    """A file's text (``-``: standard input): UTF-8, an optional BOM dropped; errors name the line."""
+    if path == "-":
+        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+    else:
+        _check_input(path)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
+    if data.startswith(b"\xef\xbb\xbf"):  # dropped before decoding: offsets stay file offsets - 3
         data = data[3:]
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise CliError(f"{path}:{_line_of(data, e.start)}: not UTF-8 text") from None
+
+
+def _read_json(path: str) -> Any:
+    text = _read_text(path)
     try:
         obj = json.loads(text, parse_constant=_reject_constant)
     except ValueError as e:
@@ -421,21 +429,7 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _read_lines(path: str) -> List[str]:
     """A text file's lines (``-``: standard input), UTF-8 with an optional BOM."""
-    if path == "-":
-        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
-    else:
-        _check_input(path)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
-    if data.startswith(b"\xef\xbb\xbf"):  # dropped before decoding: offsets stay file offsets - 3
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise CliError(f"{path}:{_line_of(data, e.start)}: not UTF-8 text") from None
+    text = _read_text(path)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
