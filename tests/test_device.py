@@ -338,4 +338,4 @@ def test_constructor_checks():
 def test_prepare_keeps_the_inputs_place():
     x = paddle.to_tensor([[1, 2, 0]])
     for t in prepare(x, x, pad_id=0):
-        assert t.place == x.place
+        assert str(t.place) == str(x.place)  # Place compares by identity before Paddle 3.1
