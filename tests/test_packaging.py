@@ -87,9 +87,9 @@ def test_bare_preset_name_reads_only_package_data(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     got = config.resolve_config_path("dureader")
     assert Path(got) == Path(os.fspath(config.preset_dir().joinpath("dureader.yaml")))
-    assert config.load_config("dureader").gamma == 1.2
+    assert config.read_config("dureader")["gamma"][0] == 1.2
     assert config.resolve_config_path("./dureader") == "./dureader"  # a path is a path
-    assert config.load_config("./dureader").gamma == 5.0
+    assert config.read_config("./dureader")["gamma"][0] == 5.0
     with pytest.raises(config.ConfigError, match="presets: dureader"):
         config.resolve_config_path("nosuchpreset")
 
