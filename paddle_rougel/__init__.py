@@ -31,6 +31,7 @@ _LAZY = {
     "BLEUForDuReader": "bleu",
     "lcs_device": "device",
     "lcs_masked": "device",
+    "paddlenlp_compute_metrics": "integrations",
 }
 
 
