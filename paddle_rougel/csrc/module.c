@@ -5,6 +5,7 @@
  *   lcs_kernel.c    exact bit-parallel LCS (pure C)
  *   ngram_kernel.c  BLEU clipped n-gram matches (pure C)
  *   partition.c     instances split over threads by cost
+ *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
  *
  * The GIL is held while tokens are read; the kernels run without it.
  * Results are bytearrays (numpy views of them are writable).
@@ -17,6 +18,7 @@
 #include "lcs_kernel.h"
 #include "ngram_kernel.h"
 #include "partition.h"
+#include "stats_kernel.h"
 #include "tokens.h"
 
 /* A zero-filled bytearray of n native int64 and its data. */
@@ -142,10 +144,55 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(resample_sums_doc,
+"resample_sums(columns, n, k, resamples, seed, mode, threads=1) -> bytearray\n\n"
+"columns: a C-contiguous buffer of n * k float64, column-major [k, n] (n < 2**32).\n"
+"mode 0 (bootstrap): out[r, c] = sum over i of count_r[i] * columns[c, i];\n"
+"mode 1 (randomization, k even): the first k/2 columns of system A, then B's,\n"
+"instance i's rows exchanged in trial r when its swap bit is 1.  For the tests:\n"
+"mode 2 is mode 0 counting in 32 bits throughout; + 4 skips the SIMD draw loop\n"
+"(same numbers either way).  Returns native float64\n"
+"[resamples, k]; the generator and the summation order are documented in\n"
+"paddle_rougel/stats.py (the numpy fallback is bit-identical).");
+
+static PyObject *resample_sums(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"columns", "n", "k", "resamples", "seed", "mode", "threads", NULL};
+    Py_buffer view;
+    Py_ssize_t n, k, R;
+    unsigned long long seed;
+    int mode, threads = 1;
+    PyObject *out = NULL;
+    double *cost = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*nnnKi|i", kwlist, &view, &n, &k, &R, &seed, &mode,
+                                     &threads))
+        return NULL;
+    const int simd = !(mode & STATS_NO_SIMD) && stats_simd_available();
+    mode &= ~STATS_NO_SIMD;
+    if (n < 1 || (uint64_t)n > UINT32_MAX || k < 1 || R < 0 ||
+        (mode != STATS_BOOTSTRAP && mode != STATS_RANDOMIZE && mode != STATS_BOOTSTRAP_WIDE) ||
+        (mode == STATS_RANDOMIZE && k % 2) || k > PY_SSIZE_T_MAX / 8 / n || view.len != n * k * 8 ||
+        (R > 0 && k > PY_SSIZE_T_MAX / 8 / R)) {
+        PyErr_SetString(PyExc_ValueError, "resample_sums: bad shape, mode or buffer size");
+        goto done;
+    }
+    if (!(out = PyByteArray_FromStringAndSize(NULL, R * k * (Py_ssize_t)sizeof(double)))) goto done;
+    ResampleJob J = {(const double *)view.buf, (size_t)n, (size_t)k, (uint64_t)seed, mode, simd,
+                     (double *)PyByteArray_AS_STRING(out)};
+    if (!(cost = (double *)malloc(((size_t)R + 1) * sizeof(double)))) { PyErr_NoMemory(); Py_CLEAR(out); goto done; }
+    for (Py_ssize_t r = 0; r < R; r++) cost[r] = (double)n * (double)k;
+    if (run_kernel(cost, R, threads, stats_range, &J) < 0) Py_CLEAR(out);
+done:
+    free(cost);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
      ngram_matches_doc},
+    {"resample_sums", (PyCFunction)(void (*)(void))resample_sums, METH_VARARGS | METH_KEYWORDS,
+     resample_sums_doc},
     {NULL, NULL, 0, NULL},
 };
 
