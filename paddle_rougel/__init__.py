@@ -11,6 +11,7 @@ Public API:
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
 * :func:`backend`: the host engine in use, ``"c"`` or ``"python"``.
+* :func:`paddlenlp_compute_metrics`: a one-line ``compute_metrics`` for PaddleNLP's ``Trainer``.
 
 ``import paddle_rougel`` does not import paddle: the metric classes and the
 device path import it on first use (PaddlePaddle is not a hard dependency:
@@ -62,6 +63,7 @@ __all__ = [
     "lcs_masked",
     "vocab_table",
     "backend",
+    "paddlenlp_compute_metrics",
     "Score",
     "alpha_from_gamma",
     "gamma_from_alpha",
