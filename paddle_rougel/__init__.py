@@ -5,6 +5,8 @@ Public API:
 * :class:`RougeL`: ``paddle.metric.Metric``, a drop-in for ``paddlenlp.metrics.RougeL``.
 * :class:`RougeLForDuReader` / :class:`BLEUForDuReader`: the DuReader contest metrics (with bonus).
 * :func:`compute`: one call from texts to a dict of ROUGE-L F, P, R.
+* :func:`compare`: a paired significance test of two systems (``metric.confidence_interval()``
+  gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
 * :func:`rouge_l`: TF-Text compatible functional ROUGE-L (F, P, R per pair).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
@@ -21,7 +23,7 @@ __version__ = "0.1.0"
 
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
-from .functional import RougeLOutput, compute, rouge_l
+from .functional import RougeLOutput, compare, compute, rouge_l
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
@@ -56,6 +58,7 @@ __all__ = [
     "BLEUForDuReader",
     "rouge_l",
     "compute",
+    "compare",
     "RougeLOutput",
     "lcs_length",
     "lcs_batch",
@@ -69,3 +72,9 @@ __all__ = [
     "gamma_from_alpha",
     "__version__",
 ]
+
+# ROUGE-Lsum (summary-level ROUGE-L): the metric loads lazily like RougeL.
+from .functional import rouge_lsum  # noqa: E402
+
+_LAZY["RougeLsum"] = "metric"
+__all__ += ["RougeLsum", "rouge_lsum"]

@@ -10,7 +10,7 @@ from typing import Dict
 
 import numpy as np
 
-__all__ = ["import_paddle", "all_reduce"]
+__all__ = ["import_paddle", "all_reduce", "all_gather_rows"]
 
 _DIST_OP = {"sum": "SUM", "max": "MAX", "min": "MIN"}
 
@@ -50,3 +50,15 @@ def all_reduce(values: Dict[str, np.ndarray], reductions: Dict[str, str]) -> Dic
             out[n] = res[pos:pos + size].reshape(values[n].shape).astype(values[n].dtype)
             pos += size
     return out
+
+
+def all_gather_rows(rows: np.ndarray) -> np.ndarray:
+    """Per-instance rows of every rank, concatenated in rank order (a no-op with one process)."""
+    import_paddle()
+    import paddle.distributed as dist
+
+    if not dist.is_initialized() or dist.get_world_size() <= 1:
+        return rows
+    parts: list = []
+    dist.all_gather_object(parts, np.ascontiguousarray(rows))
+    return np.concatenate([np.asarray(p, dtype=rows.dtype).reshape(-1, rows.shape[1]) for p in parts])

@@ -42,7 +42,7 @@ from .inputs import Batch, concat
 from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
 
 __all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
-           "ACCUMULATORS", "from_state", "FLUSH_AT"]
+           "ACCUMULATORS", "from_state", "compare", "FLUSH_AT"]
 
 FLUSH_AT = 4096          # buffered instances per engine call
 _MAX_VALUE = 2 ** 62     # a count or sum at or above this cannot come from a real run
@@ -58,7 +58,7 @@ class Accumulator:
     metric_name = ""
     settings_class: type = RougeLSettings
 
-    def __init__(self, settings):
+    def __init__(self, settings, keep_instances: bool = False):
         if not isinstance(settings, self.settings_class):
             raise TypeError(f"{type(self).__name__} needs {self.settings_class.__name__}, "
                             f"got {type(settings).__name__}")
@@ -71,6 +71,8 @@ class Accumulator:
         self._n_pending = 0
         self._local: List[Any] = []  # per-instance results, in order (not part of the state)
         self.tokenizer = settings.tokenizer()  # str -> tokens, None for characters as given
+        # per-instance statistics in the state (state_dict, merge, sync), for intervals and tests
+        self.keep_instances = bool(keep_instances)
 
     # ------------------------------------------------------------ declaring
     def _declare(self) -> None:
@@ -154,13 +156,59 @@ class Accumulator:
 
     # ------------------------------------------------------- state and merge
     def state_dict(self) -> dict:
-        """The state as plain JSON-friendly data: metric name, settings, fields."""
-        vals = self.values()
-        return {"metric": self.metric_name, "config": self.settings.config(),
-                "states": {n: v.tolist() for n, v in vals.items()}}
+        """The state as plain JSON-friendly data: metric name, settings, fields (and, with
+        ``keep_instances``, the per-instance statistics as ``instances``: rows of ``columns``)."""
+        with self._lock:
+            vals = self.values()
+            out = {"metric": self.metric_name, "config": self.settings.config(),
+                   "states": {n: v.tolist() for n, v in vals.items()}}
+            if self.keep_instances:
+                out["instances"] = self.instance_columns().tolist()
+        return out
+
+    # ------------------------------------------------- per-instance statistics
+    columns: Tuple[str, ...] = ()  # names of the per-instance statistics (instance_columns)
+
+    def _columns_of(self, local: Any) -> Optional[np.ndarray]:
+        """The per-instance rows of one folded batch's result (None: not kept)."""
+        raise NotImplementedError
+
+    def _local_of(self, cols: np.ndarray) -> Any:
+        """The inverse of ``_columns_of``: a batch result from rows (a loaded state)."""
+        raise NotImplementedError
+
+    def statistic(self):
+        """The score as a function of column sums (:mod:`paddle_rougel.stats`)."""
+        raise NotImplementedError
+
+    def _check_instances(self, values: Dict[str, np.ndarray], cols: np.ndarray) -> None:
+        """Rows must add up to the fields (a tampered file cannot pair other rows with its sums)."""
+
+    def instance_columns(self, gather=None) -> np.ndarray:
+        """Per-instance statistics ``[N, len(columns)]`` in the order added (all ranks with
+        ``gather``); an error when some instances have none (merged from a state without them)."""
+        with self._lock:
+            self.flush()
+            parts = [c for c in map(self._columns_of, self._local) if c is not None]
+            n = int(self._values["count"])
+        cols = np.concatenate(parts) if parts else np.zeros((0, len(self.columns)))
+        if len(cols) != n:
+            raise ValueError(f"per-instance statistics cover {len(cols)} of the {n} instances: "
+                             "create the metric, and every metric or state merged into it, with "
+                             "keep_instances=True")
+        return cols if gather is None else gather(cols)
+
+    def confidence_interval(self, resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
+                            gather=None):
+        """Percentile bootstrap interval of the score over instances (:func:`stats.bootstrap`)."""
+        from . import stats
+
+        return stats.bootstrap(self.instance_columns(gather), self.statistic(), resamples,
+                               confidence, seed)
 
     def _checked_state(self, state: Any) -> Dict[str, np.ndarray]:
-        """The field values of a ``state_dict()``, after every check (nothing is modified)."""
+        """The field values of a ``state_dict()``, after every check (nothing is modified);
+        its per-instance rows, if any, under the key ``None``."""
         if not isinstance(state, dict) or not isinstance(state.get("states"), dict):
             raise ValueError("not a metric state (needs 'metric', 'config' and 'states')")
         name = state.get("metric")
@@ -177,6 +225,14 @@ class Accumulator:
         if extra:
             raise ValueError(f"unknown state field {sorted(extra)[0]!r}")
         self._check_range(values, "in the state")
+        if state.get("instances") is not None:
+            shape = np.zeros((int(values["count"]), len(self.columns)))
+            cols = _field_value(state["instances"], shape, "instances")
+            self._check_instances(values, cols)
+            values[None] = cols
+        elif self.keep_instances:
+            raise ValueError("the state has no per-instance statistics ('instances') but this "
+                             "metric keeps them (keep_instances=True)")
         return values
 
     def _check_settings(self, theirs) -> None:
@@ -188,16 +244,18 @@ class Accumulator:
     def _check_range(self, values: Dict[str, np.ndarray], when: str) -> None:
         """Counts and sums within what a real run gives; subclasses add consistency rules."""
         for name, v in values.items():
-            if v.size and (not np.all(np.isfinite(v)) or v.min() < 0 or v.max() >= _MAX_VALUE):
+            if name is not None and v.size and (not np.all(np.isfinite(v)) or v.min() < 0 or v.max() >= _MAX_VALUE):
                 raise ValueError(f"state field {name!r} {when} is out of range "
                                  f"(must be finite, >= 0 and < 2**62): {v.tolist()}")
 
     def load_state_dict(self, state: dict) -> None:
         """Replace the state with ``state`` (from ``state_dict()``); per-instance results are dropped."""
         values = self._checked_state(state)
+        cols = values.pop(None, None)
         with self._lock:
             self._values = values
-            self._pending, self._n_pending, self._local = [], 0, []
+            self._pending, self._n_pending = [], 0
+            self._local = [] if cols is None else [self._local_of(cols)]
 
     def merge(self, other: "Accumulator | dict") -> "Accumulator":
         """Fold another accumulator (or a ``state_dict()``) into this one; returns self."""
@@ -209,8 +267,12 @@ class Accumulator:
             self._check_settings(other.settings)
             with other._lock:
                 values, local = other.values(), list(other._local)
+                if self.keep_instances:
+                    other.instance_columns()  # every instance has its rows, or an error
         else:
-            values, local = self._checked_state(other), []
+            values = self._checked_state(other)
+            cols = values.pop(None, None)
+            local = [] if cols is None else [self._local_of(cols)]
         with self._lock:
             self.flush()
             self._guard_int_overflow(values)
@@ -292,6 +354,26 @@ class RougeLAccumulator(Accumulator):
     def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
         return None  # the DuReader subclass adds its bonus here
 
+    columns = ("precision", "recall", "fmeasure")
+
+    def _columns_of(self, local) -> np.ndarray:
+        s = local[0]
+        return np.stack([s.precision, s.recall, s.fmeasure], axis=1)
+
+    def _local_of(self, cols: np.ndarray):
+        return scoring.Score(cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 2].copy()), None
+
+    def statistic(self):
+        from . import stats
+
+        return stats.mean_statistic(2)  # the score: mean per-instance F
+
+    def _check_instances(self, values, cols) -> None:
+        for j, name in enumerate(("p_sum", "r_sum", "f_sum")):
+            _check_sum(cols[:, j], values[name], name)
+        if len(cols) and cols[:, :3].max() > 1.0:
+            raise ValueError("state 'instances': P, R and F are at most 1")
+
     def _score(self, batch: Batch):
         res = engine.lcs_batch(batch.cands, batch.ref_lists)
         bonus = self._pair_bonus(res, batch)
@@ -338,6 +420,12 @@ class RougeLAccumulator(Accumulator):
         if not parts:
             return scoring.Score(*(np.zeros(0, dtype=np.float64) for _ in range(3)))
         return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
+
+
+def _check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
+    got, want = float(np.sum(col)), float(np.sum(total))
+    if abs(got - want) > 1e-9 * max(1.0, abs(want)):
+        raise ValueError(f"state 'instances' add up to {got!r} but {name!r} is {want!r}")
 
 
 def _per_instance_max(bonus: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -389,6 +477,16 @@ class DuReaderRougeLAccumulator(RougeLAccumulator):
                     mask[offsets[i]:offsets[i + 1]] = m
             bonus[mask] = self.settings.yesno_weight * res.lcs[mask].astype(np.float64)
         return bonus
+
+    columns = ("precision", "recall", "fmeasure", "bonus")
+
+    def _columns_of(self, local) -> np.ndarray:
+        s, bonus = local
+        return np.stack([s.precision, s.recall, s.fmeasure,
+                         np.zeros(len(s.fmeasure)) if bonus is None else bonus], axis=1)
+
+    def _local_of(self, cols: np.ndarray):
+        return super()._local_of(cols)[0], cols[:, 3].copy()
 
     def per_instance_bonus(self) -> np.ndarray:
         """Per-instance weighted bonus (the largest over its references), in the order added."""
@@ -449,9 +547,38 @@ class BleuAccumulator(Accumulator):
         cand_size = np.maximum(clen[:, None] - ks[None, :] + 1, 0).astype(np.float64)
         bsum = bonus.sum(axis=0)
         # brevity penalty: the reference length closest to the candidate's (ties -> shorter)
-        bp_r = sum(min((abs(c - len(r)), len(r)) for r in rl)[1] for c, rl in zip(clen.tolist(), refs))
+        bp_r = [min((abs(c - len(r)), len(r)) for r in rl)[1] for c, rl in zip(clen.tolist(), refs)]
+        rows = None
+        if self.keep_instances:  # per instance: matches, candidate n-grams (bonus in both), lengths
+            rows = np.concatenate([base + bonus, cand_size + bonus, clen[:, None],
+                                   np.array(bp_r, dtype=np.float64)[:, None]], axis=1)
         return {"match_ngram": base.sum(axis=0) + bsum, "candi_ngram": cand_size.sum(axis=0) + bsum,
-                "bp_c": float(clen.sum()), "bp_r": float(bp_r), "count": np.int64(len(cands))}, None
+                "bp_c": float(clen.sum()), "bp_r": float(sum(bp_r)), "count": np.int64(len(cands))}, rows
+
+    @property
+    def columns(self) -> Tuple[str, ...]:
+        n = self.settings.n_size
+        return tuple(f"match_{k}" for k in range(1, n + 1)) + \
+            tuple(f"candi_{k}" for k in range(1, n + 1)) + ("bp_c", "bp_r")
+
+    def _columns_of(self, local) -> Optional[np.ndarray]:
+        return local
+
+    def _local_of(self, cols: np.ndarray) -> np.ndarray:
+        return cols
+
+    def statistic(self):
+        from . import stats
+
+        return stats.bleu_statistic(self.settings.n_size)
+
+    def _check_instances(self, values, cols) -> None:
+        n = self.settings.n_size
+        for j in range(n):
+            _check_sum(cols[:, j], values["match_ngram"][j], f"match_ngram[{j}]")
+            _check_sum(cols[:, n + j], values["candi_ngram"][j], f"candi_ngram[{j}]")
+        _check_sum(cols[:, 2 * n], values["bp_c"], "bp_c")
+        _check_sum(cols[:, 2 * n + 1], values["bp_r"], "bp_r")
 
     def score(self, sync: Optional[SyncFn] = None) -> float:
         """BLEU-n_size (paddlenlp's formula and operation order; 0.0 with no candidate token)."""
@@ -471,7 +598,6 @@ class BleuAccumulator(Accumulator):
 
 ACCUMULATORS = {"RougeL": RougeLAccumulator, "RougeLForDuReader": DuReaderRougeLAccumulator,
                 "BLEUForDuReader": BleuAccumulator}
-assert set(ACCUMULATORS) == set(SETTINGS)
 
 
 def from_state(state: Any, where: str = "state") -> Accumulator:
@@ -482,7 +608,8 @@ def from_state(state: Any, where: str = "state") -> Accumulator:
     if name not in ACCUMULATORS:
         raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(ACCUMULATORS)})")
     cls = ACCUMULATORS[name]
-    acc = cls(cls.settings_class.from_config(state.get("config", {}), f"{where}: config"))
+    acc = cls(cls.settings_class.from_config(state.get("config", {}), f"{where}: config"),
+              keep_instances=state.get("instances") is not None)
     try:
         acc.load_state_dict(state)
     except (TypeError, ValueError) as e:
@@ -490,3 +617,74 @@ def from_state(state: Any, where: str = "state") -> Accumulator:
     return acc
 
 
+COMPARE_METHODS = {"paired_bootstrap": 1000, "approximate_randomization": 10000}  # default counts
+
+
+def compare(a: Accumulator, b: Accumulator, method: str = "paired_bootstrap",
+            resamples: Optional[int] = None, confidence: float = 0.95, seed: int = 0, gather=None):
+    """System ``b`` against baseline ``a`` on the same instances (:mod:`paddle_rougel.stats`).
+
+    Both must be the same metric with the same settings and hold per-instance
+    statistics for the same number of instances, in the same order.
+    ``method``: ``"paired_bootstrap"`` (default 1,000 resamples) or
+    ``"approximate_randomization"`` (default 10,000 trials).
+    """
+    from . import stats
+
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"method must be one of {', '.join(COMPARE_METHODS)}, got {method!r}")
+    if type(a) is not type(b):
+        raise ValueError(f"cannot compare a {a.metric_name} with a {b.metric_name}")
+    if a.settings != b.settings:
+        raise ValueError(f"the systems were scored with different settings: {a.settings.signature()} "
+                         f"vs {b.settings.signature()}")
+    ca, cb = a.instance_columns(gather), b.instance_columns(gather)
+    if len(ca) != len(cb):
+        raise ValueError(f"the systems were scored on different instances: {len(ca)} vs {len(cb)}")
+    count = COMPARE_METHODS[method] if resamples is None else resamples
+    if method == "paired_bootstrap":
+        return stats.paired_bootstrap(ca, cb, a.statistic(), count, confidence, seed)
+    return stats.approximate_randomization(ca, cb, a.statistic(), count, confidence, seed)
+
+
+# --------------------------------------------------------------- ROUGE-Lsum
+
+from .settings import RougeLsumSettings  # noqa: E402  (appended section)
+
+
+class RougeLsumAccumulator(RougeLAccumulator):
+    """Mean per-instance ROUGE-Lsum F (and macro P, R), rouge-score's summary-level union LCS.
+
+    The same fields, reductions, state and per-instance results as ROUGE-L; only
+    the per-pair figure differs (:mod:`paddle_rougel.lsum`).
+
+    >>> from paddle_rougel.lsum import make_lsum_batch
+    >>> acc = RougeLsumAccumulator(RougeLsumSettings(gamma=1.0))
+    >>> acc.add(make_lsum_batch([["ab", "ca"]], [[["aca"]]]))
+    >>> acc.scores()
+    Score(precision=0.75, recall=1.0, fmeasure=0.8571428571428571)
+    """
+
+    metric_name = "RougeLsum"
+    settings_class = RougeLsumSettings
+
+    def _prepare(self, text: str) -> tuple:
+        from . import lsum
+
+        return lsum._summary(text, "text", self.settings.split, self.tokenizer)
+
+    def _score(self, batch: Batch):
+        from . import lsum
+
+        res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare)
+        p, r = scoring.precision_recall(res.hits, np.repeat(res.cand_len, res.ref_count), res.ref_len)
+        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
+                                               self.settings.f))
+        return self._deltas(s), (s, None)
+
+    def add_lcs(self, lcs, cand_len, ref_len):
+        raise TypeError("ROUGE-Lsum needs sentences: add summaries (add / add_now), not LCS figures")
+
+
+ACCUMULATORS["RougeLsum"] = RougeLsumAccumulator
+assert set(ACCUMULATORS) == set(SETTINGS)

@@ -50,6 +50,8 @@ class BLEUForDuReader(PaddleMetric):
         name: metric name. Default ``"bleu"``.
         sync_dist: all-reduce the counts over ``paddle.distributed`` in ``score()``.
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
+        keep_instances: keep per-instance counts (needed by ``confidence_interval`` and
+            ``compare``; corpus BLEU is recomputed from resampled counts).
 
     ``score()`` is a float, as paddlenlp's (0.0 when no candidate token was
     seen, where paddlenlp divides by zero).  State: per-order match and
@@ -60,11 +62,11 @@ class BLEUForDuReader(PaddleMetric):
     def __init__(self, n_size: int = 4, alpha: float = 1.0, beta: float = 1.0,
                  name: str = "bleu", sync_dist: bool = False, tokenize: Any = "char",
                  normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                 **kwargs):
+                 keep_instances: bool = False, **kwargs):
         reject_unknown(kwargs, BLEUForDuReader.__init__)
         settings = BleuSettings(n_size=n_size, yesno_weight=alpha, entity_weight=beta,
                                 text=TextSettings(tokenize, normalize, lowercase, stem))
-        super().__init__(BleuAccumulator(settings), name, sync_dist)
+        super().__init__(BleuAccumulator(settings, keep_instances), name, sync_dist)
 
     n_size = property(lambda self: self._acc.settings.n_size)
     alpha = yesno_weight = property(lambda self: self._acc.settings.yesno_weight)

@@ -45,7 +45,7 @@ class RougeLForDuReader(RougeL):
         alpha: weight of the yes/no bonus (``yesno_weight``; paddlenlp's name). Default 1.0.
         beta: weight of the entity bonus (``entity_weight``). Default 1.0.
         gamma: recall weight of F. Default 1.2 (honoured, see the module doc).
-        name, multi_ref, sync_dist, trans_func, vocab: as :class:`paddle_rougel.RougeL`.
+        name, multi_ref, sync_dist, trans_func, vocab, keep_instances: as :class:`paddle_rougel.RougeL`.
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`); with
             word tokens, an entity counts when its tokens are a run of the candidate's.
     """
@@ -53,12 +53,14 @@ class RougeLForDuReader(RougeL):
     def __init__(self, alpha: float = 1.0, beta: float = 1.0, gamma: float = 1.2,
                  name: str = "rouge-l", multi_ref: str = "max_pr", sync_dist: bool = False,
                  trans_func=None, vocab=None, tokenize: Any = "char", normalize: str = "none",
-                 lowercase: Optional[bool] = None, stem: bool = False, **kwargs):
+                 lowercase: Optional[bool] = None, stem: bool = False, keep_instances: bool = False,
+                 **kwargs):
         reject_unknown(kwargs, RougeLForDuReader.__init__)
         settings = DuReaderRougeLSettings(gamma=gamma, multi_ref=multi_ref,
                                           yesno_weight=alpha, entity_weight=beta,
                                           text=TextSettings(tokenize, normalize, lowercase, stem))
-        self._init(DuReaderRougeLAccumulator(settings), trans_func, vocab, name, sync_dist)
+        self._init(DuReaderRougeLAccumulator(settings, keep_instances), trans_func, vocab, name,
+                   sync_dist)
 
     alpha = yesno_weight = property(lambda self: self._acc.settings.yesno_weight)
     beta = entity_weight = property(lambda self: self._acc.settings.entity_weight)

@@ -24,12 +24,13 @@ from typing import Any, NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import __version__, engine, scoring
+from . import accumulators
 from .accumulators import RougeLAccumulator
 from .inputs import check_tokens, make_batch
 from .settings import RougeLSettings
 from .text import TextSettings
 
-__all__ = ["RougeLOutput", "rouge_l", "lcs_length", "compute"]
+__all__ = ["RougeLOutput", "rouge_l", "lcs_length", "compute", "compare"]
 
 lcs_length = engine.lcs_length
 
@@ -138,3 +139,147 @@ def compute(predictions: Sequence, references: Sequence, *, gamma: Optional[floa
         out["per_instance"] = {"rougeL": s.fmeasure, "rougeL_precision": s.precision,
                                "rougeL_recall": s.recall}
     return out
+
+
+def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
+            resamples: Optional[int] = None, confidence: float = 0.95, seed: int = 0):
+    """Is system B better than baseline A?  A paired test on the same instances.
+
+    ``system_a`` / ``system_b``: two metrics (or accumulators) of the same kind
+    and settings, fed the same instances in the same order; BLEU needs
+    ``keep_instances=True``.  ``method``: ``"paired_bootstrap"`` (1,000
+    resamples) or ``"approximate_randomization"`` (10,000 trials), as
+    sacreBLEU's ``--paired-bs`` / ``--paired-ar`` (see :mod:`paddle_rougel.stats`).
+    Returns a :class:`paddle_rougel.stats.Comparison`: ``score_a``, ``score_b``,
+    ``difference`` (B - A), its interval ``low``/``high``, ``p_value`` (two-sided).
+
+    >>> from paddle_rougel.accumulators import RougeLAccumulator
+    >>> from paddle_rougel.inputs import make_batch
+    >>> from paddle_rougel.settings import RougeLSettings
+    >>> a, b = RougeLAccumulator(RougeLSettings()), RougeLAccumulator(RougeLSettings())
+    >>> refs = [["abcd"]] * 40
+    >>> a.add(make_batch(["abxx"] * 40, refs)); b.add(make_batch(["abcx"] * 40, refs))
+    >>> c = compare(a, b, seed=1)
+    >>> round(c.difference, 4), c.p_value < 0.01
+    (0.25, True)
+    """
+    def acc(m):
+        return m.accumulator if hasattr(m, "accumulator") else m
+
+    gather = None
+    if getattr(system_a, "sync_dist", False) or getattr(system_b, "sync_dist", False):
+        from ._paddle import all_gather_rows as gather
+    return accumulators.compare(acc(system_a), acc(system_b), method, resamples, confidence, seed, gather)
+
+
+# --------------------------------------------------------------- ROUGE-Lsum
+# Appended: ``rouge_lsum`` and ``compute`` with ``rouge_types`` (the ROUGE-L-only
+# ``compute`` above is kept as ``compute_rouge_l`` and gives the rougeL keys unchanged).
+
+compute_rouge_l = compute
+ROUGE_TYPES = ("rougeL", "rougeLsum")
+
+
+def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float] = None, *,
+               split: str = "newline", tokenize: Any = "char", normalize: str = "none",
+               lowercase: Optional[bool] = None, stem: bool = False) -> RougeLOutput:
+    """ROUGE-Lsum (summary-level, union LCS) F, P and R of each (hypothesis, reference) pair.
+
+    Exactly rouge-score 0.1.2's ``rougeLsum`` (with ``tokenize="rouge_score"``).
+
+    Args:
+        hypotheses: N summaries: a str (split into sentences by ``split``:
+            ``"newline"``, ``"zh"`` or ``"en"``, see :mod:`paddle_rougel.lsum`) or a
+            list of sentences (each a str or a token list).
+        references: N summaries of the same kinds, one per hypothesis.
+        alpha: as :func:`rouge_l` (None = 0.5; negative: tensor2tensor's formula).
+        tokenize, normalize, lowercase, stem: text settings, applied to each sentence.
+
+    Returns:
+        ``RougeLOutput(f_measure, p_measure, r_measure)``, float64 arrays [N].
+
+    >>> out = rouge_lsum(["the cat sat\\nit was happy"], ["a cat sat down\\nit was very happy"],
+    ...                  tokenize="whitespace")
+    >>> out.p_measure.round(6).tolist(), out.r_measure.round(6).tolist()
+    ([0.833333], [0.625])
+    """
+    from .lsum import make_lsum_batch, score_batch
+
+    a = scoring.check_alpha(alpha)
+    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
+        raise TypeError("rouge_lsum takes a list of hypotheses and a list of references, not a single str")
+    hypotheses, references = list(hypotheses), list(references)
+    if len(hypotheses) != len(references):
+        raise ValueError(f"rouge_lsum: got {len(hypotheses)} hypotheses but {len(references)} references")
+    settings = RougeLsumSettings(split=split, text=TextSettings(tokenize, normalize, lowercase, stem))
+    acc = RougeLsumAccumulator(settings)
+    batch = make_lsum_batch(hypotheses, [[r] for r in references], split, acc.tokenizer,
+                            settings.raw_text())
+    res = score_batch(batch.cands, batch.ref_lists, acc._prepare)
+    p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
+    f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
+    return RougeLOutput(f, p, r)
+
+
+def _summary_refs(refs: Any) -> Any:
+    """One prediction's references for ROUGE-Lsum: a str is one reference, a list holds references."""
+    return [refs] if isinstance(refs, str) or refs is None else refs
+
+
+def compute(predictions: Sequence, references: Sequence, *, gamma: Optional[float] = None,
+            alpha: Optional[float] = None, multi_ref: str = "max_pr", tokenize: Any = "char",
+            normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
+            per_instance: bool = False, rouge_types: Any = ("rougeL",), split: str = "newline") -> dict:
+    """ROUGE-L and/or ROUGE-Lsum of a set of predictions against their references, in one call.
+
+    ``rouge_types``: ``"rougeL"`` (default; the keys and numbers of
+    :func:`compute_rouge_l`), ``"rougeLsum"``, or both.  ROUGE-Lsum adds
+    ``"rougeLsum"``, ``"rougeLsum_precision"``, ``"rougeLsum_recall"`` (and
+    per-instance arrays under the same names); a prediction is a str (split
+    by ``split``) or a list of sentences, and each references item is one
+    reference (a str) or a list of references (a reference given as a list of
+    sentences is wrapped: ``[[s1, s2]]``).  The signature then names both types
+    and the split.  The other arguments are those of :func:`compute_rouge_l`.
+
+    >>> out = compute(["the cat sat\\nit was happy"], ["a cat sat down\\nit was very happy"],
+    ...               rouge_types=["rougeL", "rougeLsum"], tokenize="whitespace", gamma=1.0)
+    >>> round(out["rougeL"], 6), round(out["rougeLsum"], 6)
+    (0.714286, 0.714286)
+    """
+    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
+    unknown = [t for t in types if t not in ROUGE_TYPES]
+    if not types or unknown:
+        raise ValueError(f"compute: rouge_types must name some of {', '.join(ROUGE_TYPES)}, got {rouge_types!r}")
+    kw = dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize, normalize=normalize,
+              lowercase=lowercase, stem=stem, per_instance=per_instance)
+    if "rougeLsum" not in types:
+        return compute_rouge_l(predictions, references, **kw)
+    if isinstance(predictions, (str, bytes)) or isinstance(references, (str, bytes)):
+        raise TypeError("compute takes a list of predictions and a list of references, not a str")
+    predictions, references = list(predictions), list(references)
+    out = compute_rouge_l(predictions, references, **kw) if "rougeL" in types else {}
+    if len(predictions) != len(references):
+        raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
+    if gamma is not None and alpha is not None:
+        raise ValueError("compute: give gamma or alpha, not both")
+    text = TextSettings(tokenize, normalize, lowercase, stem)
+    weight = dict(gamma=None, alpha=alpha) if alpha is not None else dict(gamma=1.2 if gamma is None else gamma)
+    settings = RougeLsumSettings(multi_ref=multi_ref, split=split, text=text, **weight)
+    acc = RougeLsumAccumulator(settings)
+    batch = make_lsum_batch(predictions, [_summary_refs(r) for r in references], split, acc.tokenizer,
+                            settings.raw_text())
+    s = acc.add_now(batch)[0]
+    mean = acc.scores()
+    out.update({"rougeLsum": mean.fmeasure, "rougeLsum_precision": mean.precision,
+                "rougeLsum_recall": mean.recall, "count": len(predictions),
+                "signature": f"{'+'.join(t for t in ROUGE_TYPES if t in types)}|{settings.signature()}"
+                             f"|v:{__version__}"})
+    if per_instance:
+        out.setdefault("per_instance", {}).update(
+            {"rougeLsum": s.fmeasure, "rougeLsum_precision": s.precision, "rougeLsum_recall": s.recall})
+    return out
+
+
+from .accumulators import RougeLsumAccumulator  # noqa: E402  (appended section)
+from .lsum import make_lsum_batch  # noqa: E402
+from .settings import RougeLsumSettings  # noqa: E402

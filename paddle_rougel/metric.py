@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from . import convert, engine, scoring
-from ._paddle import all_reduce, import_paddle
+from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator, RougeLAccumulator
 from .inputs import make_batch
 from .settings import RougeLSettings, suggest
@@ -59,6 +59,12 @@ class PaddleMetric(paddle.metric.Metric):
 
     def _sync(self):
         return all_reduce if self.sync_dist else None
+
+    def confidence_interval(self, resamples: int = 1000, confidence: float = 0.95, seed: int = 0):
+        """Percentile bootstrap interval of the score over instances (all ranks with
+        ``sync_dist``): a :class:`paddle_rougel.stats.Interval` (estimate, low, high, ...)."""
+        return self._acc.confidence_interval(resamples, confidence, seed,
+                                             all_gather_rows if self.sync_dist else None)
 
     def name(self) -> str:
         return self._name
@@ -158,6 +164,8 @@ class RougeL(PaddleMetric):
         num_outputs, output_index: hapi calls ``compute(*outputs, *labels)``; a
             network with several outputs (e.g. ``(logits, hidden)``) says how
             many with ``num_outputs`` and which one is scored with ``output_index``.
+        keep_instances: keep per-instance statistics in the state (``state_dict``,
+            ``merge``, sync), for ``confidence_interval`` and ``compare`` across jobs.
         tokenize, normalize, lowercase, stem: how a ``str`` becomes tokens
             (:mod:`paddle_rougel.text`); the default scores characters as given,
             as paddlenlp.  Token lists are scored as given.
@@ -176,12 +184,13 @@ class RougeL(PaddleMetric):
                  sync_dist: bool = False, pad_id: Optional[int] = None,
                  eos_id: Optional[int] = None, paddlenlp_compat: bool = False,
                  tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
-                 stem: bool = False, num_outputs: int = 1, output_index: int = 0, **kwargs):
+                 stem: bool = False, num_outputs: int = 1, output_index: int = 0,
+                 keep_instances: bool = False, **kwargs):
         reject_unknown(kwargs, RougeL.__init__)
         text = TextSettings(tokenize, normalize, lowercase, stem)
         settings = RougeLSettings(gamma=gamma, multi_ref=multi_ref, pad_id=pad_id, eos_id=eos_id,
                                   paddlenlp_compat=paddlenlp_compat, text=text)
-        self._init(RougeLAccumulator(settings), trans_func, vocab, name, sync_dist)
+        self._init(RougeLAccumulator(settings, keep_instances), trans_func, vocab, name, sync_dist)
         self._set_outputs(num_outputs, output_index)
 
     def _init(self, acc, trans_func, vocab, name, sync_dist) -> None:
@@ -339,3 +348,78 @@ class RougeL(PaddleMetric):
     def _fold_packed(self, packed) -> scoring.Score:
         arr = convert.check_packed(packed)
         return self._acc.add_lcs(arr[:, 0], arr[:, 1], arr[:, 2])
+
+
+# --------------------------------------------------------------- ROUGE-Lsum
+
+from .accumulators import RougeLsumAccumulator  # noqa: E402  (appended section)
+from .settings import RougeLsumSettings  # noqa: E402
+
+
+class RougeLsum(PaddleMetric):
+    r"""ROUGE-Lsum (summary-level ROUGE-L, union LCS), averaged over instances.
+
+    Exactly rouge-score 0.1.2's ``rougeLsum`` per (candidate, reference) pair
+    (:mod:`paddle_rougel.lsum`); the same API, state, merge and sync as
+    :class:`RougeL`, and the same ``gamma`` and ``multi_ref``.  A summary is a
+    ``str``, split into sentences by ``split`` (``"newline"``, as rouge-score;
+    ``"zh"``; ``"en"``), or a list of sentences, each a ``str`` or a token
+    list; the text settings apply to each sentence.  rouge-score's numbers:
+    ``gamma=1.0, multi_ref="best", tokenize="rouge_score"``.
+
+    >>> m = RougeLsum(gamma=1.0, multi_ref="best", tokenize="rouge_score")
+    >>> m.add_inst("The cat sat.\nIt was happy.", ["A cat sat down.\nIt was very happy."])
+    >>> round(m.score(), 6)                  # P = 5/6, R = 5/8 (rouge-score's numbers)
+    0.714286
+
+    There is no hapi ``compute`` path (network output has no sentences):
+    ``update(cands, ref_lists)`` is ``add_batch``.  Unknown keyword arguments
+    are an error.
+    """
+
+    def __init__(self, gamma: float = 1.2, name: str = "rouge-lsum", multi_ref: str = "max_pr",
+                 split: str = "newline", sync_dist: bool = False, tokenize: Any = "char",
+                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
+                 keep_instances: bool = False, **kwargs):
+        reject_unknown(kwargs, RougeLsum.__init__)
+        text = TextSettings(tokenize, normalize, lowercase, stem)
+        settings = RougeLsumSettings(gamma=gamma, multi_ref=multi_ref, split=split, text=text)
+        acc = (RougeLsumAccumulator(settings, keep_instances) if keep_instances
+               else RougeLsumAccumulator(settings))
+        super().__init__(acc, name, sync_dist)
+
+    gamma = property(lambda self: self._acc.settings.gamma)
+    multi_ref = property(lambda self: self._acc.settings.multi_ref)
+    split = property(lambda self: self._acc.settings.split)
+    text = property(lambda self: self._acc.settings.text)
+
+    def _batch(self, cands: Sequence, ref_lists: Sequence):
+        from .lsum import make_lsum_batch
+
+        s = self._acc.settings
+        return make_lsum_batch(cands, ref_lists, s.split, self._acc.tokenizer, s.raw_text(),
+                               base=self._acc.n_seen())
+
+    def add_inst(self, cand: Any, ref_list: Sequence) -> None:
+        """Add one candidate summary scored against its list of reference summaries.
+
+        The inputs are copied (and split and tokenized) now; a bad instance raises
+        naming its index, reference and sentence, and changes nothing.
+        """
+        self._acc.add(self._batch([cand], [ref_list]))
+
+    def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
+        """Score many instances in one engine call; returns their per-instance Score."""
+        return self._acc.add_now(self._batch(cands, ref_lists))[0]
+
+    def update(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
+        """``add_batch`` under Paddle's metric name."""
+        return self.add_batch(cands, ref_lists)
+
+    def scores(self) -> scoring.Score:
+        """Macro-averaged precision, recall and F, as floats."""
+        return self._acc.scores(self._sync())
+
+    def per_instance(self) -> scoring.Score:
+        """Per-instance P, R, F (float64 arrays, in the order added) on this process."""
+        return self._acc.per_instance()

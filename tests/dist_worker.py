@@ -37,7 +37,7 @@ def metrics(sync):
     from paddle_rougel import RougeL
 
     out = {
-        "rougel_max_pr": (RougeL(sync_dist=sync), lambda m, r: m.add_inst(r[0], r[1])),
+        "rougel_max_pr": (RougeL(sync_dist=sync, keep_instances=True), lambda m, r: m.add_inst(r[0], r[1])),
         "rougel_best_g1": (RougeL(gamma=1.0, multi_ref="best", sync_dist=sync),
                            lambda m, r: m.add_inst(r[0], r[1])),
     }
@@ -46,7 +46,7 @@ def metrics(sync):
     except ImportError:  # the DuReader metrics are required once they exist
         return out
     out["rougel_dureader"] = (RougeLForDuReader(sync_dist=sync), lambda m, r: m.add_inst(*r))
-    out["bleu_dureader"] = (BLEUForDuReader(sync_dist=sync), lambda m, r: m.add_inst(*r))
+    out["bleu_dureader"] = (BLEUForDuReader(sync_dist=sync, keep_instances=True), lambda m, r: m.add_inst(*r))
     return out
 
 
@@ -75,8 +75,12 @@ def main(out_dir):
                 add(local, row)
             first = m.accumulate()
             second = m.accumulate()  # a second sync must not double count
+            ci = None
+            if getattr(m.accumulator, "keep_instances", False):  # rows gathered in rank order
+                ci = [list(m.confidence_interval(resamples=200, seed=3)[:3]),
+                      list(single.confidence_interval(resamples=200, seed=3)[:3])]
             result["cases"][f"{case}/{name}"] = {
-                "global": first, "again": second,
+                "global": first, "again": second, "ci": ci,
                 "single": single.accumulate(), "local": local.accumulate(),
                 "count_after": int(getattr(m, "count", -1)),
                 "local_count": len(mine),

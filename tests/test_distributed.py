@@ -42,6 +42,17 @@ def test_every_metric_is_covered(ranks):
     assert names == {"rougel_max_pr", "rougel_best_g1", "rougel_dureader", "bleu_dureader"}
 
 
+def test_confidence_intervals_gather_every_rank(ranks):
+    """keep_instances + sync_dist: the interval over all ranks is the single-process one."""
+    checked = 0
+    for r in ranks:
+        for key, c in r["cases"].items():
+            if c["ci"] is not None:
+                assert c["ci"][0] == c["ci"][1], (r["rank"], key, c["ci"])
+                checked += 1
+    assert checked == 2 * 2 * 2  # two ranks, two shardings, two metrics that keep instances
+
+
 def test_every_rank_returns_the_single_process_score(ranks):
     for r in ranks:
         for key, c in r["cases"].items():
