@@ -72,7 +72,6 @@ __all__ = [
     "gamma_from_alpha",
     "__version__",
 ]
-
 # ROUGE-Lsum (summary-level ROUGE-L): the metric loads lazily like RougeL.
 from .functional import rouge_lsum  # noqa: E402
 

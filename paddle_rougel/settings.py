@@ -305,3 +305,55 @@ def dureader_from_options(values: dict):
     rouge = DuReaderRougeLSettings(gamma=1.2 if gamma is None else gamma, text=text,
                                    multi_ref=values.get("multi_ref", "max_pr"), **bonus)
     return rouge, BleuSettings(n_size=4, text=text, **bonus)
+
+# ---------------------------------------------------------------- ROUGE-Lsum
+
+@dataclass(frozen=True)
+class RougeLsumSettings(_Settings):
+    """ROUGE-Lsum (summary-level union LCS): the F weighting and reference combination of
+    ROUGE-L, how a text is split into sentences (``split``: see :mod:`paddle_rougel.lsum`),
+    and the text settings, applied to each sentence.
+
+    >>> s = RougeLsumSettings(gamma=1.0, multi_ref="best", split="zh")
+    >>> s.signature()
+    'gamma:1.0|multi_ref:best|split:zh|tok:char|norm:none|lc:no'
+    >>> RougeLsumSettings.from_config(s.config()) == s
+    True
+    """
+
+    gamma: Optional[float] = 1.2
+    alpha: Optional[float] = None
+    multi_ref: str = "max_pr"
+    split: str = "newline"
+    text: TextSettings = field(default_factory=TextSettings)
+
+    def __post_init__(self):
+        from .lsum import SPLITS
+
+        self._check_text()
+        if self.alpha is not None:
+            if self.gamma is not None:
+                raise SettingsError("give gamma or alpha, not both")
+            self._set("alpha", scoring.check_alpha(self.alpha))
+        else:
+            self._set("gamma", scoring.check_gamma(1.2 if self.gamma is None else self.gamma))
+        if self.multi_ref not in scoring.MULTI_REF_MODES:
+            raise SettingsError(f"multi_ref must be one of {', '.join(scoring.MULTI_REF_MODES)}, "
+                                f"got {self.multi_ref!r}")
+        if self.split not in SPLITS:
+            raise SettingsError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
+
+    f = RougeLSettings.f            # the same weighting code as ROUGE-L
+    f_name = RougeLSettings.f_name
+
+    def raw_text(self) -> bool:
+        """rouge-score's own text handling (newline split, its tokenizer, no stemming):
+        ``str`` summaries can go to the C text path untouched."""
+        return self.split == "newline" and self.text == TextSettings(tokenize="rouge_score")
+
+    def signature(self) -> str:
+        return "|".join([self.f_name(), f"multi_ref:{self.multi_ref}", f"split:{self.split}",
+                         self.text.signature()])
+
+
+SETTINGS["RougeLsum"] = RougeLsumSettings

@@ -4,6 +4,7 @@
  *   tokens.c        Python batches -> token-id arrays (snapshot, interning)
  *   lcs_kernel.c    exact bit-parallel LCS (pure C)
  *   ngram_kernel.c  BLEU clipped n-gram matches (pure C)
+ *   lsum_kernel.c   ROUGE-Lsum union LCS with rouge-score's backtrack (pure C)
  *   partition.c     instances split over threads by cost
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
  *
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "lcs_kernel.h"
+#include "lsum_kernel.h"
 #include "ngram_kernel.h"
 #include "partition.h"
 #include "stats_kernel.h"
@@ -187,12 +189,179 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------ ROUGE-Lsum */
+
+PyDoc_STRVAR(lsum_batch_doc,
+"lsum_batch(sentence_lists, doc_sizes, ref_count, threads=1) -> (hits, doc_len)\n\n"
+"sentence_lists[i]: the sentences of instance i, its candidate's then each\n"
+"reference's (texts as lcs_batch); doc_sizes: sentences per document, the\n"
+"candidate first, instance by instance [D]; ref_count: references per\n"
+"instance [N].  Returns bytearrays of native int64: rouge-score's clipped\n"
+"union-LCS hits of every reference [D-N] and the tokens of every document [D].");
+
+/* A sequence of ints >= 0 as a malloc'ed int64 array of n (+1 spare) entries, or NULL. */
+static int64_t *read_counts(PyObject *seq_in, Py_ssize_t *n, const char *what) {
+    PyObject *seq = PySequence_Tuple(seq_in);
+    if (!seq) return NULL;
+    *n = PyTuple_GET_SIZE(seq);
+    int64_t *out = (int64_t *)malloc(((size_t)*n + 1) * sizeof(int64_t));
+    if (!out) PyErr_NoMemory();
+    for (Py_ssize_t i = 0; out && i < *n; i++) {
+        const long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) { free(out); out = NULL; break; }
+        if (v < 0) {
+            PyErr_Format(PyExc_ValueError, "%s must be >= 0", what);
+            free(out); out = NULL; break;
+        }
+        out[i] = v;
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* sent_off / doc_sent / inst_doc of a read batch whose text 0 of each instance is a placeholder. */
+static int lsum_layout(const TokenBatch *b, const int64_t *sizes, Py_ssize_t D, const int64_t *refs,
+                       int64_t *sent_off, int64_t *doc_sent, int64_t *inst_doc) {
+    Py_ssize_t s = 0, d = 0;
+    for (Py_ssize_t i = 0; i < b->N; i++) {
+        for (int64_t t = b->inst_start[i] + 1; t < b->inst_start[i + 1]; t++) sent_off[s++] = b->text_off[t];
+        inst_doc[i] = d;
+        int64_t have = 0;
+        for (int64_t r = 0; r <= refs[i] && d < D; r++) have += sizes[d++];
+        if (d - inst_doc[i] != refs[i] + 1 || have != b->inst_start[i + 1] - b->inst_start[i] - 1) {
+            PyErr_Format(PyExc_ValueError, "instance %zd: doc_sizes / ref_count do not match its sentences", i);
+            return -1;
+        }
+    }
+    if (d != D) { PyErr_SetString(PyExc_ValueError, "doc_sizes has more entries than documents"); return -1; }
+    sent_off[s] = b->text_off[b->T];
+    inst_doc[b->N] = d;
+    doc_sent[0] = 0;
+    for (Py_ssize_t k = 0; k < D; k++) doc_sent[k + 1] = doc_sent[k] + sizes[k];
+    return 0;
+}
+
+static PyObject *lsum_batch(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"sentence_lists", "doc_sizes", "ref_count", "threads", NULL};
+    PyObject *lists, *sizes_in, *refs_in, *hits = NULL, *dlen = NULL, *result = NULL, *blanks = NULL;
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|i", kwlist, &lists, &sizes_in, &refs_in, &threads))
+        return NULL;
+    TokenBatch b;
+    memset(&b, 0, sizeof(b));
+    Py_ssize_t D = 0, N = 0;
+    int64_t *sizes = NULL, *refs = NULL, *so = NULL, *ds = NULL, *id = NULL, *dl;
+    double *cost = NULL;
+    if (!(sizes = read_counts(sizes_in, &D, "doc_sizes")) || !(refs = read_counts(refs_in, &N, "ref_count"))) goto done;
+    {
+        PyObject *one = Py_BuildValue("(s)", "");  /* "" placeholders: all-str batches keep code points */
+        blanks = one ? PySequence_Repeat(one, N) : NULL;
+        Py_XDECREF(one);
+    }
+    if (!blanks || batch_read(&b, blanks, lists, LISTS_OF_SOURCES) < 0) goto done;
+    so = (int64_t *)malloc(((size_t)(b.T - b.N) + 1) * sizeof(int64_t));
+    ds = (int64_t *)malloc(((size_t)D + 1) * sizeof(int64_t));
+    id = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
+    cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    if (!so || !ds || !id || !cost) { PyErr_NoMemory(); goto done; }
+    if (lsum_layout(&b, sizes, D, refs, so, ds, id) < 0) goto done;
+    LsumBatch L = {b.toks, so, ds, id, NULL};
+    if (!(hits = int64_array(D - N, &L.hits)) || !(dlen = int64_array(D, &dl))) goto done;
+    for (Py_ssize_t d = 0; d < D; d++) dl[d] = so[ds[d + 1]] - so[ds[d]];
+    for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_cost(&L, (size_t)i);
+    if (run_kernel(cost, N, threads, lsum_range, &L) < 0) goto done;
+    result = Py_BuildValue("(OO)", hits, dlen);
+done:
+    Py_XDECREF(hits); Py_XDECREF(dlen); Py_XDECREF(blanks);
+    free(sizes); free(refs); free(so); free(ds); free(id); free(cost);
+    batch_free(&b);
+    return result;
+}
+
+PyDoc_STRVAR(lsum_text_doc,
+"lsum_text(cands, ref_lists, threads=1) -> (hits, doc_len) or None\n\n"
+"rouge-score's default rougeLsum text handling in C: sentences end at '\\n',\n"
+"tokens are the lowercased runs of [A-Za-z0-9].  cands: N str; ref_lists: N\n"
+"non-empty lists of str.  Returns None (nothing computed) unless every text\n"
+"is an ASCII str; else as lsum_batch, per text.");
+
+/* Owned ASCII strs of the batch in order (candidate, then references); 1 when
+ * some text is not an ASCII str or a list is not a non-empty list/tuple. */
+static int lsum_text_snap(PyObject *cands, PyObject *lists, PyObject ***texts, Py_ssize_t *T, int64_t *inst) {
+    const Py_ssize_t N = PyTuple_GET_SIZE(cands);
+    Py_ssize_t cap = 4 * N + 4;
+    *texts = (PyObject **)malloc((size_t)cap * sizeof(PyObject *));
+    if (!*texts) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < N; i++) {
+        PyObject *c = PyTuple_GET_ITEM(cands, i), *l = PyTuple_GET_ITEM(lists, i);
+        if (!(PyList_CheckExact(l) || PyTuple_CheckExact(l)) || PySequence_Fast_GET_SIZE(l) == 0) return 1;
+        const Py_ssize_t k = PySequence_Fast_GET_SIZE(l);
+        if (*T + k + 1 > cap) {
+            while (*T + k + 1 > cap) cap *= 2;
+            PyObject **q = (PyObject **)realloc(*texts, (size_t)cap * sizeof(PyObject *));
+            if (!q) { PyErr_NoMemory(); return -1; }
+            *texts = q;
+        }
+        inst[i] = *T;
+        for (Py_ssize_t j = -1; j < k; j++) {  /* list items are read with no Python code in between */
+            PyObject *t = j < 0 ? c : PySequence_Fast_ITEMS(l)[j];
+            if (!PyUnicode_CheckExact(t) || !PyUnicode_IS_ASCII(t)) return 1;
+            Py_INCREF(t);
+            (*texts)[(*T)++] = t;
+        }
+    }
+    inst[N] = *T;
+    return 0;
+}
+
+static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "ref_lists", "threads", NULL};
+    PyObject *cands_in, *lists_in, *cands = NULL, *lists = NULL, **texts = NULL, *result = NULL;
+    PyObject *hits = NULL, *dlen = NULL;
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands_in, &lists_in, &threads)) return NULL;
+    Py_ssize_t N = 0, T = 0;
+    int64_t *inst = NULL, *len = NULL;
+    const char **chars = NULL;
+    double *cost = NULL;
+    if (!(cands = PySequence_Tuple(cands_in)) || !(lists = PySequence_Tuple(lists_in))) goto done;
+    N = PyTuple_GET_SIZE(cands);
+    if (PyTuple_GET_SIZE(lists) != N) {
+        PyErr_Format(PyExc_ValueError, "got %zd candidates but %zd reference lists", N, PyTuple_GET_SIZE(lists));
+        goto done;
+    }
+    if (!(inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
+    const int rc = lsum_text_snap(cands, lists, &texts, &T, inst);
+    if (rc < 0) goto done;
+    if (rc > 0) { result = Py_None; Py_INCREF(result); goto done; }
+    len = (int64_t *)malloc(((size_t)T + 1) * sizeof(int64_t));
+    chars = (const char **)malloc(((size_t)T + 1) * sizeof(char *));
+    cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    if (!len || !chars || !cost) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t t = 0; t < T; t++) {
+        chars[t] = (const char *)PyUnicode_DATA(texts[t]);
+        len[t] = PyUnicode_GET_LENGTH(texts[t]);
+    }
+    LsumTextBatch L = {chars, len, inst, NULL, NULL};
+    if (!(hits = int64_array(T - N, &L.hits)) || !(dlen = int64_array(T, &L.doc_len))) goto done;
+    for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
+    if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;
+    result = Py_BuildValue("(OO)", hits, dlen);
+done:
+    for (Py_ssize_t t = 0; t < T; t++) Py_DECREF(texts[t]);
+    free(texts); free(inst); free(len); free(chars); free(cost);
+    Py_XDECREF(hits); Py_XDECREF(dlen); Py_XDECREF(cands); Py_XDECREF(lists);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
      ngram_matches_doc},
     {"resample_sums", (PyCFunction)(void (*)(void))resample_sums, METH_VARARGS | METH_KEYWORDS,
      resample_sums_doc},
+    {"lsum_batch", (PyCFunction)(void (*)(void))lsum_batch, METH_VARARGS | METH_KEYWORDS, lsum_batch_doc},
+    {"lsum_text", (PyCFunction)(void (*)(void))lsum_text, METH_VARARGS | METH_KEYWORDS, lsum_text_doc},
     {NULL, NULL, 0, NULL},
 };
 

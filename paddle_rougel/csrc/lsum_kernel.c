@@ -1,0 +1,395 @@
+/*
+ * ROUGE-Lsum as rouge-score 0.1.2 computes it (_summary_level_lcs):
+ *
+ *   for every reference sentence r: the union, over the candidate sentences c,
+ *   of the positions in r of ONE LCS of (r, c), the one rouge-score's
+ *   _backtrack_norec reads out; hits = sum over token types t of
+ *   min(union tokens of type t over all reference sentences, count of t in the
+ *   candidate)  (its token-count clipping; the reference count never binds).
+ *
+ * The LCS table of a sentence pair is Hyyro's bit-parallel recurrence with the
+ * candidate sentence as the bit side: after reference token i, bit j-1 of row
+ * V_i is 1 iff t[i][j] == t[i][j-1], so t[i][j] = j - popcount(V_i & low j
+ * bits).  The rows of one pair (len(r) * ceil(len(c)/64) words) are kept and
+ * the backtrack walks them with rouge-score's rule: a match goes diagonal,
+ * else left iff t[i][j-1] > t[i-1][j], else up.  Ties (which change the
+ * union) therefore resolve exactly as there.  Memory: one pair's rows at a time.
+ */
+#include "lsum_kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitops.h"
+
+typedef struct {
+    /* token -> local id map, generation-stamped (as lcs_kernel.c) */
+    tok_t *keys;
+    uint32_t *vals, *stamp;
+    uint32_t gen;
+    size_t cap;
+    uint32_t *ids;       /* local ids of the instance's tokens */
+    uint64_t *mw;        /* match masks of the current candidate word, by local id */
+    uint64_t *rows;      /* rows of the current pair */
+    uint8_t *carry;      /* per reference position, multi-word candidates */
+    uint8_t *mark;       /* union: per reference token of the instance */
+    uint32_t *cnt, *used;
+    /* text path: words of the instance */
+    struct Word { uint64_t h, key; const char *p; uint32_t len, id, stamp; } *words;
+    uint32_t wgen;
+    size_t wcap;
+    int64_t *soff, *dsent;
+    size_t ids_cap, mw_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, soff_cap, dsent_cap;
+} Work;
+
+static int grow(void **p, size_t *cap, size_t need, size_t elt) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * elt);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static void work_free(Work *w) {
+    free(w->keys); free(w->vals); free(w->stamp); free(w->ids); free(w->mw); free(w->rows);
+    free(w->carry); free(w->mark); free(w->cnt); free(w->used); free(w->words); free(w->soff);
+    free(w->dsent);
+}
+
+static inline uint64_t low_bits(int64_t j) { return j >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << j) - 1); }
+
+/* ---------------------------------------------------------------- one pair */
+
+/* Index of the highest set bit of x != 0. */
+static inline int top_bit(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return 63 - __builtin_clzll(x);
+#else
+    int b = 0;
+    while (x >>= 1) b++;
+    return b;
+#endif
+}
+
+/* One row step of the recurrence on word V with match mask M (and carry-in c
+ * for multi-word rows).  Returns the new row; *go_left gets the cells where
+ * rouge-score's backtrack moves left when there is no match: t[i][j-1] ==
+ * t[i][j] (bit j-1 of the new row) and t[i-1][j] == t[i][j] - 1, which is the
+ * carry out of bit j-1 of V + (V & M) (the vertical difference). */
+static inline uint64_t row_step(uint64_t V, uint64_t M, uint8_t *c, uint64_t *go_left) {
+    const uint64_t U = V & M;
+    const uint64_t S = c ? add_carry64(V, U, c) : V + U;
+    const uint64_t carry_out = U | (V & ~U & ~S);  /* majority(V, U, carry in); U is inside V */
+    const uint64_t next = S | (V & ~M);
+    *go_left = next & carry_out;
+    return next;
+}
+
+/* Candidate sentence a[0..n), n <= 64, with its masks in w->mw.  Reading out
+ * one row at a time: from column j, the path moves left through the go-left
+ * cells that do not match, and leaves row i at the first cell that matches
+ * (diagonal, a mark) or does not go left (up). */
+static void pair_one_word(Work *w, int64_t n, const uint32_t *b, int64_t m, uint8_t *mark) {
+    uint64_t *rows = w->rows, V = ~(uint64_t)0;
+    const uint64_t *mw = w->mw;
+    for (int64_t j = 0; j < m; j++) V = row_step(V, mw[b[j]], NULL, &rows[j]);
+    int64_t cur = popcount64(~V & low_bits(n)), i = m, j = n;
+    while (cur > 0) {  /* cur = t[i][j]; at 0 no match is left */
+        const uint64_t M = mw[b[i - 1]];
+        const uint64_t stop = (M | ~rows[i - 1]) & low_bits(j);  /* nonzero: cur > 0 cannot reach j = 0 */
+        const int p = top_bit(stop);
+        j = p + 1;
+        if ((M >> p) & 1) { mark[i - 1] = 1; j = p; cur--; }
+        i--;
+    }
+}
+
+/* Longer candidate sentences: word by word, one carry per reference position,
+ * then rouge-score's backtrack one cell at a time. */
+static void pair_words(Work *w, const uint32_t *a, int64_t n, const uint32_t *b, int64_t m, uint8_t *mark) {
+    const int64_t W = (n + 63) / 64;
+    uint64_t *rows = w->rows, *mw = w->mw;
+    int64_t cur = 0;
+    memset(w->carry, 0, (size_t)m);
+    for (int64_t q = 0; q < W; q++) {
+        const int64_t p0 = q * 64, p1 = p0 + 64 < n ? p0 + 64 : n;
+        for (int64_t p = p0; p < p1; p++) mw[a[p]] |= (uint64_t)1 << (p - p0);
+        uint64_t V = ~(uint64_t)0;
+        for (int64_t j = 0; j < m; j++) V = row_step(V, mw[b[j]], &w->carry[j], &rows[j * W + q]);
+        cur += popcount64(~V & low_bits(p1 - p0));
+        for (int64_t p = p0; p < p1; p++) mw[a[p]] = 0;
+    }
+    int64_t i = m, j = n;
+    while (cur > 0) {
+        if (b[i - 1] == a[j - 1]) {
+            mark[i - 1] = 1;
+            i--; j--; cur--;
+        } else if ((rows[(i - 1) * W + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1) {
+            j--;
+        } else {
+            i--;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ one instance */
+
+typedef struct {
+    const int64_t *sent_off;  /* absolute offsets; minus base = index into ids */
+    int64_t base;
+    const int64_t *doc_sent;
+    int64_t d0, d1;           /* documents: d0 the candidate, d0+1 .. d1-1 the references */
+} Layout;
+
+static int reserve_instance(Work *w, size_t k, size_t nref_tok, int64_t max_rows) {
+    if (grow((void **)&w->mw, &w->mw_cap, k + 1, sizeof(uint64_t)) < 0) return -1;
+    if (grow((void **)&w->cnt, &w->cnt_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->used, &w->used_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->mark, &w->mark_cap, nref_tok + 1, 1) < 0) return -1;
+    if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
+    memset(w->mw, 0, (k + 1) * sizeof(uint64_t));
+    memset(w->cnt, 0, (k + 1) * sizeof(uint32_t));
+    memset(w->used, 0, (k + 1) * sizeof(uint32_t));
+    memset(w->mark, 0, nref_tok + 1);
+    return 0;
+}
+
+/* Clipped hits of one reference document from the union marks. */
+static int64_t doc_hits(Work *w, const uint32_t *ids, int64_t cand_end, int64_t q0, int64_t q1) {
+    int64_t h = 0;
+    for (int64_t q = q0; q < q1; q++) {
+        const uint32_t id = ids[q];
+        if (w->mark[q - cand_end] && w->used[id] < w->cnt[id]) { w->used[id]++; h++; }
+    }
+    for (int64_t q = q0; q < q1; q++) w->used[ids[q]] = 0;
+    return h;
+}
+
+/* Pairs of one candidate sentence a[0..n) with every reference sentence. */
+static void cand_sentence(Work *w, const uint32_t *ids, const Layout *L, int64_t cand_end, const uint32_t *a,
+                          int64_t n) {
+    if (n <= 64)
+        for (int64_t p = 0; p < n; p++) w->mw[a[p]] |= (uint64_t)1 << p;
+    for (int64_t r = L->doc_sent[L->d0 + 1]; r < L->doc_sent[L->d1]; r++) {
+        const int64_t b0 = L->sent_off[r] - L->base, m = L->sent_off[r + 1] - L->sent_off[r];
+        if (m == 0) continue;
+        if (n <= 64) pair_one_word(w, n, ids + b0, m, w->mark + (b0 - cand_end));
+        else pair_words(w, a, n, ids + b0, m, w->mark + (b0 - cand_end));
+    }
+    if (n <= 64)
+        for (int64_t p = 0; p < n; p++) w->mw[a[p]] = 0;
+}
+
+/* Hits of every reference of one instance whose tokens are local ids ids[]
+ * (every candidate token >= 1 and < k + 1; a reference token the candidate
+ * lacks may be anything <= k without a mask, e.g. 0). */
+static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k, int64_t *hits) {
+    const int64_t *so = L->sent_off, *ds = L->doc_sent;
+    const int64_t cand_end = so[ds[L->d0 + 1]] - L->base, total = so[ds[L->d1]] - L->base;
+    int64_t max_rows = 0, max_ref = 0, max_words = 0;
+    for (int64_t r = ds[L->d0 + 1]; r < ds[L->d1]; r++)
+        if (so[r + 1] - so[r] > max_ref) max_ref = so[r + 1] - so[r];
+    for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++)
+        if ((so[s + 1] - so[s] + 63) / 64 > max_words) max_words = (so[s + 1] - so[s] + 63) / 64;
+    max_rows = max_ref * max_words;
+    if (reserve_instance(w, k, (size_t)(total - cand_end), max_rows) < 0) return -1;
+    if (max_words > 1 && grow((void **)&w->carry, &w->carry_cap, (size_t)max_ref + 1, 1) < 0) return -1;
+    for (int64_t p = 0; p < cand_end; p++) w->cnt[ids[p]]++;
+    for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++) {
+        const int64_t a0 = so[s] - L->base, n = so[s + 1] - so[s];
+        if (n > 0) cand_sentence(w, ids, L, cand_end, ids + a0, n);
+    }
+    for (int64_t d = L->d0 + 1; d < L->d1; d++) {
+        const int64_t q0 = so[ds[d]] - L->base, q1 = so[ds[d + 1]] - L->base;
+        hits[d - L->d0 - 1] = doc_hits(w, ids, cand_end, q0, q1);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ token-id batches */
+
+static inline size_t hash_tok(tok_t t) {
+    uint32_t h = (t ^ (t >> 16)) * 0x45d9f3bu;
+    return h ^ (h >> 16);
+}
+
+static int map_reserve(Work *w, size_t need) {
+    size_t cap = 1024;
+    while (cap < 2 * need) cap *= 2;
+    if (cap <= w->cap) return 0;
+    free(w->keys); free(w->vals); free(w->stamp);
+    w->keys = (tok_t *)malloc(cap * sizeof(tok_t));
+    w->vals = (uint32_t *)malloc(cap * sizeof(uint32_t));
+    w->stamp = (uint32_t *)calloc(cap, sizeof(uint32_t));
+    w->gen = 0;
+    if (!w->keys || !w->vals || !w->stamp) { w->cap = 0; return -1; }
+    w->cap = cap;
+    return 0;
+}
+
+/* w->ids for toks[0 .. total): the candidate's [0 .. n) get 1..k, the rest
+ * their candidate id or 0.  Returns k, or -1. */
+static int64_t local_ids(Work *w, const tok_t *toks, int64_t n, int64_t total) {
+    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (grow((void **)&w->ids, &w->ids_cap, (size_t)total + 1, sizeof(uint32_t)) < 0) return -1;
+    if (++w->gen == 0) { memset(w->stamp, 0, w->cap * sizeof(uint32_t)); w->gen = 1; }
+    const size_t mask = w->cap - 1;
+    uint32_t k = 0;
+    for (int64_t p = 0; p < total; p++) {
+        const tok_t t = toks[p];
+        size_t h = hash_tok(t) & mask;
+        while (w->stamp[h] == w->gen && w->keys[h] != t) h = (h + 1) & mask;
+        if (w->stamp[h] == w->gen) w->ids[p] = w->vals[h];
+        else if (p < n) { w->stamp[h] = w->gen; w->keys[h] = t; w->vals[h] = w->ids[p] = ++k; }
+        else w->ids[p] = 0;
+    }
+    return k;
+}
+
+static int lsum_instance(Work *w, const LsumBatch *b, size_t i) {
+    const int64_t d0 = b->inst_doc[i], d1 = b->inst_doc[i + 1];
+    const int64_t base = b->sent_off[b->doc_sent[d0]];
+    const int64_t n = b->sent_off[b->doc_sent[d0 + 1]] - base;
+    const int64_t total = b->sent_off[b->doc_sent[d1]] - base;
+    int64_t *hits = b->hits + (d0 - (int64_t)i);  /* references before instance i: d0 - i */
+    if (n == 0 || total == n) {
+        for (int64_t d = d0 + 1; d < d1; d++) hits[d - d0 - 1] = 0;
+        return 0;
+    }
+    const int64_t k = local_ids(w, b->toks + base, n, total);
+    if (k < 0) return -1;
+    const Layout L = {b->sent_off, base, b->doc_sent, d0, d1};
+    return instance_core(w, w->ids, &L, (size_t)k, hits);
+}
+
+double lsum_cost(const LsumBatch *b, size_t i) {
+    const int64_t d0 = b->inst_doc[i], d1 = b->inst_doc[i + 1];
+    const int64_t *so = b->sent_off, *ds = b->doc_sent;
+    const double cand = (double)(so[ds[d0 + 1]] - so[ds[d0]]);
+    const double sents = (double)(ds[d0 + 1] - ds[d0]);
+    const double refs = (double)(so[ds[d1]] - so[ds[d0 + 1]]);
+    return (sents + cand / 64 + 1) * (refs + 1);
+}
+
+int lsum_range(void *ctx, size_t begin, size_t end) {
+    const LsumBatch *b = (const LsumBatch *)ctx;
+    Work w;
+    memset(&w, 0, sizeof(w));
+    int rc = 0;
+    for (size_t i = begin; i < end && rc == 0; i++) rc = lsum_instance(&w, b, i);
+    work_free(&w);
+    return rc;
+}
+
+/* ------------------------------------------------------------ ASCII text */
+
+/* [A-Za-z0-9]: rouge-score's token characters (after lowercasing) */
+static inline int is_alnum(unsigned char c) {
+    return (unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 26u;
+}
+
+static int words_reserve(Work *w, size_t need) {
+    size_t cap = 1024;
+    while (cap < 2 * need) cap *= 2;
+    if (cap <= w->wcap) return 0;
+    free(w->words);
+    w->words = calloc(cap, sizeof(*w->words));
+    w->wgen = 0;
+    if (!w->words) { w->wcap = 0; return -1; }
+    w->wcap = cap;
+    return 0;
+}
+
+/* Instance-local id of the word p[0..len), compared case-insensitively (for
+ * [A-Za-z0-9], c | 0x20 is exactly the lowercase); key = its first 8 lowercased
+ * bytes, packed. */
+static uint32_t word_id(Work *w, const char *p, uint32_t len, uint64_t key, uint32_t *k) {
+    uint64_t h = (key ^ len) * 0x9E3779B97F4A7C15ull;
+    for (uint32_t q = 8; q < len; q++) h = (h ^ (uint64_t)((unsigned char)p[q] | 0x20)) * 1099511628211ull;
+    const size_t mask = w->wcap - 1;
+    for (size_t s = (size_t)(h >> 32) & mask;; s = (s + 1) & mask) {
+        struct Word *x = &w->words[s];
+        if (x->stamp != w->wgen) {
+            x->stamp = w->wgen; x->h = h; x->key = key; x->p = p; x->len = len; x->id = ++*k;
+            return x->id;
+        }
+        if (x->h == h && x->key == key && x->len == len) {
+            uint32_t q = 8;
+            while (q < len && ((unsigned char)x->p[q] | 0x20) == ((unsigned char)p[q] | 0x20)) q++;
+            if (q >= len) return x->id;
+        }
+    }
+}
+
+/* Tokens of one text appended to w->ids, its sentences with tokens to w->soff. */
+static int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t *ntok, int64_t *nsent, uint32_t *k) {
+    const int64_t first = *ntok;
+    int64_t start_tok = *ntok, q = 0;
+    while (q < len) {
+        const unsigned char ch = (unsigned char)c[q];
+        if (ch == '\n') {
+            if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
+            start_tok = *ntok;
+            q++;
+        } else if (!is_alnum(ch)) {
+            q++;
+        } else {
+            int64_t e = q;
+            uint64_t key = 0;
+            for (; e < len && is_alnum((unsigned char)c[e]); e++)
+                if (e - q < 8) key |= (uint64_t)((unsigned char)c[e] | 0x20) << (8 * (e - q));
+            w->ids[(*ntok)++] = word_id(w, c + q, (uint32_t)(e - q), key, k);
+            q = e;
+        }
+    }
+    if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
+    return *ntok - first;
+}
+
+static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
+    const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
+    int64_t bytes = 0;
+    for (int64_t t = t0; t < t1; t++) bytes += b->len[t];
+    /* a text of L bytes has at most (L + 1) / 2 tokens, and a kept sentence has a token */
+    const size_t max_tok = (size_t)bytes / 2 + (size_t)(t1 - t0) + 2;
+    if (grow((void **)&w->ids, &w->ids_cap, max_tok, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->soff, &w->soff_cap, max_tok + 1, sizeof(int64_t)) < 0) return -1;
+    if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(t1 - t0) + 1, sizeof(int64_t)) < 0) return -1;
+    if (words_reserve(w, max_tok) < 0) return -1;
+    if (++w->wgen == 0) { memset(w->words, 0, w->wcap * sizeof(*w->words)); w->wgen = 1; }
+    int64_t ntok = 0, nsent = 0;
+    uint32_t k = 0;
+    w->soff[0] = 0;
+    for (int64_t t = t0; t < t1; t++) {
+        w->dsent[t - t0] = nsent;
+        b->doc_len[t] = tokenize_text(w, b->chars[t], b->len[t], &ntok, &nsent, &k);
+    }
+    w->dsent[t1 - t0] = nsent;
+    int64_t *hits = b->hits + (t0 - (int64_t)i);
+    if (b->doc_len[t0] == 0 || ntok == b->doc_len[t0]) {
+        for (int64_t t = t0 + 1; t < t1; t++) hits[t - t0 - 1] = 0;
+        return 0;
+    }
+    const Layout L = {w->soff, 0, w->dsent, 0, t1 - t0};
+    return instance_core(w, w->ids, &L, k, hits);
+}
+
+double lsum_text_cost(const LsumTextBatch *b, size_t i) {
+    const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
+    double refs = 0;
+    for (int64_t t = t0 + 1; t < t1; t++) refs += (double)b->len[t];
+    return ((double)b->len[t0] / 64 + 4) * (refs / 6 + 1);  /* ~6 bytes per word */
+}
+
+int lsum_text_range(void *ctx, size_t begin, size_t end) {
+    const LsumTextBatch *b = (const LsumTextBatch *)ctx;
+    Work w;
+    memset(&w, 0, sizeof(w));
+    int rc = 0;
+    for (size_t i = begin; i < end && rc == 0; i++) rc = lsum_text_instance(&w, b, i);
+    work_free(&w);
+    return rc;
+}

@@ -1,0 +1,45 @@
+/* ROUGE-Lsum (summary-level union LCS) over token-id arrays (pure C, no Python API). */
+#ifndef PADDLE_ROUGEL_LSUM_KERNEL_H
+#define PADDLE_ROUGEL_LSUM_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tok.h"
+
+/* N instances of D documents (summaries) of S sentences: instance i owns
+ * documents inst_doc[i] (its candidate) .. inst_doc[i+1]-1 (its references),
+ * document d owns sentences doc_sent[d] .. doc_sent[d+1]-1, sentence s is
+ * toks[sent_off[s] .. sent_off[s+1]).  Sentences between documents (unused
+ * texts) are allowed: a document's sentences are contiguous. */
+typedef struct {
+    const tok_t *toks;
+    const int64_t *sent_off;  /* [S+1] */
+    const int64_t *doc_sent;  /* [D+1] */
+    const int64_t *inst_doc;  /* [N+1] */
+    int64_t *hits;            /* [D-N] out: clipped union-LCS hits of each reference, in order */
+} LsumBatch;
+
+/* Estimated work of instance i (for run_partitioned). */
+double lsum_cost(const LsumBatch *b, size_t i);
+
+/* Fill b->hits for instances [begin, end); a range_fn (ctx = LsumBatch *).
+ * Returns 0, or -1 when out of memory. */
+int lsum_range(void *ctx, size_t begin, size_t end);
+
+/* The same from ASCII text, tokenized and split as rouge-score's rougeLsum
+ * does by default: sentences end at '\n', a token is a maximal run of
+ * [A-Za-z0-9], lowercased.  Instance i owns texts inst_text[i] (its
+ * candidate) .. inst_text[i+1]-1; text t is chars[t][0 .. len[t]). */
+typedef struct {
+    const char *const *chars;
+    const int64_t *len;        /* [T] */
+    const int64_t *inst_text;  /* [N+1] */
+    int64_t *hits;             /* [T-N] out */
+    int64_t *doc_len;          /* [T] out: tokens of each text */
+} LsumTextBatch;
+
+double lsum_text_cost(const LsumTextBatch *b, size_t i);
+int lsum_text_range(void *ctx, size_t begin, size_t end);
+
+#endif

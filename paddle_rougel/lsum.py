@@ -1,0 +1,328 @@
+"""ROUGE-Lsum: summary-level ROUGE-L (union LCS), exactly as rouge-score 0.1.2's ``rougeLsum``.
+
+For each reference sentence r, take one LCS of r with every candidate
+sentence (the one rouge-score's backtrack reads out), and the union of their
+positions in r; a union token counts as a hit while the candidate still has
+an unused token of its type.  P = hits / candidate tokens, R = hits /
+reference tokens.  Which LCS is taken matters when there are ties, so the
+engines (``csrc/lsum_kernel.c`` and the pure-Python fallback here, the same
+algorithm) walk the bit-parallel LCS rows with rouge-score's tie rule: a
+match goes diagonally, otherwise left when that keeps more LCS than going
+up, otherwise up.
+
+A summary is a ``str`` (split into sentences by ``split``) or a sequence of
+sentences, each a ``str`` (tokenized by the text settings; by default its
+characters) or a sequence of tokens.  ``split``:
+
+* ``"newline"`` (default): ``text.split("\\n")``, empty strings dropped, as
+  rouge-score (which expects one sentence per line);
+* ``"zh"``: a sentence ends after a run of 。！？； (and closing quotes or
+  brackets right after it) or at a newline; sentences are stripped and empty
+  ones dropped;
+* ``"en"``: a sentence ends after a run of ``. ! ?`` (and closing quotes or
+  brackets) followed by whitespace or the end, or at a newline; stripped,
+  empty ones dropped.  A plain rule, not a trained splitter: "Mr. Smith"
+  splits.
+
+>>> split_sentences("他来了。你呢？好！", "zh")
+['他来了。', '你呢？', '好！']
+>>> split_sentences('He said "Hi." Then left. 3.5 stays', "en")
+['He said "Hi."', 'Then left.', '3.5 stays']
+>>> lcs_positions("abcb", "bcab")   # rouge-score's lcs_ind: positions in the first argument
+[1, 2, 3]
+>>> res = lsum_batch([[["a", "b"], ["c", "a"]]], [[[["a", "c", "a"]]]])
+>>> res.hits.tolist(), res.cand_len.tolist(), res.ref_len.tolist()
+([3], [4], [3])
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Set
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from . import engine
+from .inputs import Batch, check_tokens
+
+__all__ = ["SPLITS", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions", "union_hits",
+           "make_lsum_batch", "score_batch"]
+
+SPLITS = ("newline", "zh", "en")
+
+_CLOSE = "\"'”’」』）》】)\\]"
+_ZH_END = re.compile(f"([。！？；]+[{_CLOSE}]*)")
+_EN_END = re.compile(f"([.!?]+[{_CLOSE}]*)(?=\\s|$)")
+
+
+def split_sentences(text: str, split: str = "newline") -> List[str]:
+    """The sentences of ``text`` under one of ``SPLITS`` (see the module doc)."""
+    if split == "newline":
+        return [s for s in text.split("\n") if len(s)]
+    if split == "zh":
+        text = _ZH_END.sub("\\1\n", text)
+    elif split == "en":
+        text = _EN_END.sub("\\1\n", text)
+    else:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    return [s for s in (p.strip() for p in text.split("\n")) if s]
+
+
+class LsumResult(NamedTuple):
+    """Union-LCS hits of every (candidate, reference) pair of a batch, in order.
+
+    ``hits`` and ``ref_len`` (reference tokens) are flat over all pairs [M];
+    ``cand_len`` (candidate tokens) and ``ref_count`` are per instance [N].
+    """
+
+    hits: np.ndarray
+    cand_len: np.ndarray
+    ref_len: np.ndarray
+    ref_count: np.ndarray
+
+    @property
+    def offsets(self) -> np.ndarray:
+        out = np.zeros(len(self.ref_count) + 1, dtype=np.int64)
+        np.cumsum(self.ref_count, out=out[1:])
+        return out
+
+
+# ------------------------------------------------------------------ inputs
+
+def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> tuple:
+    """A summary as a tuple of sentence snapshots (str, tuple or read-only int array)."""
+    if isinstance(x, str):
+        x = split_sentences(x, split)
+    elif x is None or isinstance(x, (bytes, Set, Mapping)):
+        got = "None" if x is None else type(x).__name__
+        raise TypeError(f"{where}: got {got}, expected a str or a sequence of sentences")
+    try:
+        sents = tuple(x)
+    except TypeError:
+        raise TypeError(f"{where}: got {type(x).__name__}, expected a str or a sequence of "
+                        "sentences") from None
+    out = []
+    for k, s in enumerate(sents):
+        if tokenizer is not None and isinstance(s, str):
+            s = tokenizer(s)
+        out.append(check_tokens(s, f"{where}, sentence {k}"))
+    return tuple(out)
+
+
+def _ref_list(refs: Any, index: int) -> tuple:
+    if refs is None or isinstance(refs, (str, bytes)):
+        got = "None" if refs is None else f"a bare {type(refs).__name__}"
+        raise TypeError(f"instance {index}: ref_list must be a list of reference summaries, got {got} "
+                        "(wrap a single reference as [ref])")
+    if isinstance(refs, (Set, Mapping)):
+        raise TypeError(f"instance {index}: ref_list must be an ordered list of references, "
+                        f"got {type(refs).__name__}")
+    try:
+        out = tuple(refs)
+    except TypeError:
+        raise TypeError(f"instance {index}: ref_list must be a list of reference summaries, "
+                        f"got {type(refs).__name__}") from None
+    if not out:
+        raise ValueError(f"instance {index}: ref_list is empty (need at least one reference)")
+    return out
+
+
+def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline",
+                    tokenizer: Optional[Callable] = None, raw_text: bool = False,
+                    base: int = 0) -> Batch:
+    """Validate and snapshot N (candidate, references) instances of summaries.
+
+    Each summary becomes a tuple of sentence snapshots, except that with
+    ``raw_text`` (rouge-score's own text handling: newline split and its
+    tokenizer) a ``str`` summary stays a ``str`` for the C text path.  Errors
+    name ``instance {base + i}``, the reference and the sentence.
+    """
+    if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
+        raise TypeError("expected a list of candidate summaries and a list of reference lists, not a str")
+    cands = cands if isinstance(cands, (list, tuple)) else list(cands)
+    ref_lists = ref_lists if isinstance(ref_lists, (list, tuple)) else list(ref_lists)
+    if len(cands) != len(ref_lists):
+        raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
+
+    def one(x, where):
+        if raw_text and type(x) is str:
+            return x
+        return _summary(x, where, split, tokenizer)
+
+    c_out, r_out = [], []
+    for i, (c, refs) in enumerate(zip(cands, ref_lists)):
+        refs = _ref_list(refs, base + i)
+        c_out.append(one(c, f"instance {base + i}, candidate"))
+        r_out.append(tuple(one(r, f"instance {base + i}, reference {j}") for j, r in enumerate(refs)))
+    return Batch(tuple(c_out), tuple(r_out), False, None, None, tokenizer is not None)
+
+
+# ------------------------------------------------------------------ engine
+
+def lsum_batch(cands: Sequence, ref_lists: Sequence, threads: Optional[int] = None) -> LsumResult:
+    """Union-LCS hits of each candidate summary against each of its references.
+
+    Args:
+        cands: N summaries, each a sequence of sentences (a str sentence is its
+            characters; otherwise a sequence of hashable tokens, as the engine).
+        ref_lists: N non-empty lists of reference summaries of the same kind.
+        threads: worker threads for the C kernel (default: ``engine.default_threads()``).
+    """
+    batch = make_lsum_batch(cands, ref_lists)
+    return _tokens_batch(batch.cands, batch.ref_lists, threads)
+
+
+def _tokens_batch(cands: tuple, ref_lists: tuple, threads: Optional[int] = None) -> LsumResult:
+    ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))
+    if engine.backend() != "c":
+        engine._warn_fallback()
+        return _python_batch(cands, ref_lists, ref_count)
+    lists, sizes = [], []
+    for c, refs in zip(cands, ref_lists):
+        sents = list(c)
+        sizes.append(len(c))
+        for r in refs:
+            sents.extend(r)
+            sizes.append(len(r))
+        lists.append(sents)
+    try:
+        hits, dlen = engine._c_ext.lsum_batch(lists, sizes, ref_count.tolist(),
+                                              threads or engine.default_threads())
+    except (TypeError, ValueError) as e:
+        raise type(e)(_rename(str(e), cands, ref_lists)) from e
+    return _result(np.frombuffer(hits, dtype=np.int64), np.frombuffer(dlen, dtype=np.int64), ref_count)
+
+
+def _result(hits: np.ndarray, dlen: np.ndarray, ref_count: np.ndarray) -> LsumResult:
+    """Split per-document lengths [D] (candidate first, instance by instance) into cand_len and ref_len."""
+    is_cand = np.zeros(len(dlen), dtype=bool)
+    is_cand[(np.cumsum(ref_count + 1) - (ref_count + 1))] = True
+    return LsumResult(hits, dlen[is_cand], dlen[~is_cand], ref_count)
+
+
+_FLAT = re.compile(r"^instance (\d+), reference (\d+)")
+
+
+def _rename(msg: str, cands: tuple, ref_lists: tuple) -> str:
+    """The C reader names a token by its flat sentence index; name the summary and sentence."""
+    m = _FLAT.match(msg)
+    if not m:
+        return msg
+    i, k = int(m.group(1)), int(m.group(2))
+    if k < len(cands[i]):
+        return f"instance {i}, candidate, sentence {k}{msg[m.end():]}"
+    k -= len(cands[i])
+    for j, r in enumerate(ref_lists[i]):
+        if k < len(r):
+            return f"instance {i}, reference {j}, sentence {k}{msg[m.end():]}"
+        k -= len(r)
+    return msg
+
+
+def score_batch(cands: tuple, ref_lists: tuple, prepare: Callable[[str], tuple],
+                threads: Optional[int] = None) -> LsumResult:
+    """Hits of a batch from ``make_lsum_batch``: raw ``str`` summaries (``raw_text``) go
+    through the C text path when every summary is an ASCII str, else ``prepare(text)``
+    (split + tokenize in Python) first."""
+    if engine.backend() == "c" and cands and all(type(c) is str for c in cands):
+        out = engine._c_ext.lsum_text(cands, ref_lists, threads or engine.default_threads())
+        if out is not None:
+            ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))
+            return _result(np.frombuffer(out[0], dtype=np.int64), np.frombuffer(out[1], dtype=np.int64),
+                           ref_count)
+
+    def ready(x):
+        return prepare(x) if type(x) is str else x
+    return _tokens_batch(tuple(map(ready, cands)), tuple(tuple(map(ready, r)) for r in ref_lists), threads)
+
+
+# -------------------------------------------------- pure-Python engine
+
+def _rows(masks: dict, n: int, b: Sequence) -> tuple:
+    """Hyyro's rows over the bit side a (masks), and per row the cells where
+    rouge-score's backtrack goes left when there is no match: t[i][j-1] == t[i][j]
+    (a one in the new row) and t[i-1][j] < t[i][j] (the carry out of bit j-1)."""
+    full = (1 << n) - 1
+    v, go_left = full, []
+    for t in b:
+        m = masks.get(t, 0)
+        u = v & m
+        s = v + u
+        carry_out = u | (v & ~u & ~s)
+        v = (s | (v & ~m)) & full
+        go_left.append(v & carry_out)
+    return n - bin(v).count("1"), go_left
+
+
+def _backtrack(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[int]:
+    """rouge-score's _backtrack_norec, a row at a time: left through the go-left,
+    non-matching cells; leave the row diagonally at a match (a position) or upwards."""
+    out, i, j = [], len(b), n
+    while lcs > 0:
+        m = masks.get(b[i - 1], 0)
+        stop = (m | ~go_left[i - 1]) & ((1 << j) - 1)
+        p = stop.bit_length() - 1
+        j = p + 1
+        if (m >> p) & 1:
+            out.append(i - 1)
+            j, lcs = p, lcs - 1
+        i -= 1
+    return out[::-1]
+
+
+def _masks(a: Sequence) -> dict:
+    masks: dict = {}
+    for p, t in enumerate(a):
+        masks[t] = masks.get(t, 0) | (1 << p)
+    return masks
+
+
+def lcs_positions(ref: Sequence, cand: Sequence) -> List[int]:
+    """Positions in ``ref`` of the LCS of (ref, cand) that rouge-score's ``lcs_ind`` returns."""
+    ref = engine._fix(engine._snap(ref, 0, 0), 0, 0)
+    cand = engine._fix(engine._snap(cand, 0, None), 0, None)
+    if not ref or not cand:
+        return []
+    masks = _masks(cand)
+    lcs, go_left = _rows(masks, len(cand), ref)
+    return _backtrack(masks, ref, go_left, lcs, len(cand))
+
+
+def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
+    """rouge-score's clipped summary-level hits of one candidate against one reference
+    (sentences already tokenized)."""
+    ref_sents = [list(r) for r in ref_sents]
+    counts: dict = {}
+    for s in cand_sents:
+        for t in s:
+            counts[t] = counts.get(t, 0) + 1
+    marked = [[False] * len(r) for r in ref_sents]
+    for c in cand_sents:
+        if not len(c):
+            continue
+        masks = _masks(c)
+        for r, mark in zip(ref_sents, marked):
+            if r:
+                lcs, go_left = _rows(masks, len(c), r)
+                for q in _backtrack(masks, r, go_left, lcs, len(c)):
+                    mark[q] = True
+    hits = 0
+    for r, mark in zip(ref_sents, marked):
+        for t, hit in zip(r, mark):
+            if hit and counts.get(t, 0) > 0:
+                counts[t] -= 1
+                hits += 1
+    return hits
+
+
+def _python_batch(cands: tuple, ref_lists: tuple, ref_count: np.ndarray) -> LsumResult:
+    hits, cand_len, ref_len = [], [], []
+    for i, (c, refs) in enumerate(zip(cands, ref_lists)):
+        c = [engine._fix(engine._snap(s, i, None), i, None) for s in c]
+        cand_len.append(sum(map(len, c)))
+        for j, r in enumerate(refs):
+            r = [engine._fix(engine._snap(s, i, j), i, j) for s in r]
+            ref_len.append(sum(map(len, r)))
+            hits.append(union_hits(c, r))
+    as64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
+    return LsumResult(as64(hits), as64(cand_len), as64(ref_len), ref_count)
