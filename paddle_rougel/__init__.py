@@ -72,6 +72,7 @@ __all__ = [
     "gamma_from_alpha",
     "__version__",
 ]
+
 # ROUGE-Lsum (summary-level ROUGE-L): the metric loads lazily like RougeL.
 from .functional import rouge_lsum  # noqa: E402
 

@@ -646,6 +646,7 @@ def compare(a: Accumulator, b: Accumulator, method: str = "paired_bootstrap",
         return stats.paired_bootstrap(ca, cb, a.statistic(), count, confidence, seed)
     return stats.approximate_randomization(ca, cb, a.statistic(), count, confidence, seed)
 
+
 # --------------------------------------------------------------- ROUGE-Lsum
 
 from .settings import RougeLsumSettings  # noqa: E402  (appended section)

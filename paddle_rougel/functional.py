@@ -171,6 +171,7 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
         from ._paddle import all_gather_rows as gather
     return accumulators.compare(acc(system_a), acc(system_b), method, resamples, confidence, seed, gather)
 
+
 # --------------------------------------------------------------- ROUGE-Lsum
 # Appended: ``rouge_lsum`` and ``compute`` with ``rouge_types`` (the ROUGE-L-only
 # ``compute`` above is kept as ``compute_rouge_l`` and gives the rougeL keys unchanged).

@@ -349,6 +349,7 @@ class RougeL(PaddleMetric):
         arr = convert.check_packed(packed)
         return self._acc.add_lcs(arr[:, 0], arr[:, 1], arr[:, 2])
 
+
 # --------------------------------------------------------------- ROUGE-Lsum
 
 from .accumulators import RougeLsumAccumulator  # noqa: E402  (appended section)

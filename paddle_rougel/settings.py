@@ -306,6 +306,7 @@ def dureader_from_options(values: dict):
                                    multi_ref=values.get("multi_ref", "max_pr"), **bonus)
     return rouge, BleuSettings(n_size=4, text=text, **bonus)
 
+
 # ---------------------------------------------------------------- ROUGE-Lsum
 
 @dataclass(frozen=True)
