@@ -144,8 +144,9 @@ def _weights(values: Dict[str, Any], origin: Dict[str, str]) -> str:
     return ", ".join(parts) or "the default settings"
 
 
-def _signature(metric: str, settings) -> str:
-    return f"{metric}|{settings.signature()}|v:{__version__}|engine:{engine.backend()}"
+def _signature(metric: str, settings, *extra: str) -> str:
+    """Every setting that changes the number, then the version; the engine (never a number) last."""
+    return "|".join([metric, settings.signature(), *extra, f"v:{__version__}", f"engine:{engine.backend()}"])
 
 
 def _check_finite(result: Dict[str, float], why: str) -> None:
@@ -227,19 +228,22 @@ def _write_results(args, per_instance: Optional[str], states: Dict[str, dict], s
     write_outputs(files)  # all or nothing
 
 
-def cmd_dureader(args) -> int:
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
-    rouge_s, bleu_s = _build(dureader_from_options, values, origin)
-    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
-    check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
-    total = file_size(args.pred_file) + file_size(args.ref_file)
+def _read_contests(args, pred_files: List[str]):
+    """One scoring contest per prediction file, against the one reference file."""
+    total = sum(map(file_size, pred_files)) + file_size(args.ref_file)
     bar = Progress(total, "reading", min_total=8 << 20)
     # text as given: the metrics' text settings normalise it (the contest: drop whitespace)
-    preds = read_rows(args.pred_file, is_ref=False, progress=bar.update, keep_spaces=True)
     refs = read_rows(args.ref_file, is_ref=True, progress=bar.update, keep_spaces=True)
+    contests = [build_contest(read_rows(p, is_ref=False, progress=bar.update, keep_spaces=True), refs)
+                for p in pred_files]
     bar.close()
-    contest = build_contest(preds, refs)
-    rouge, bleu = _build(lambda _: (DuReaderRougeLAccumulator(rouge_s), BleuAccumulator(bleu_s)),
+    return contests
+
+
+def _contest_metrics(contest, values, origin, keep: bool):
+    """The contest's ROUGE-L and BLEU-4 accumulators, scored; errors name the settings at fault."""
+    rouge_s, bleu_s = _build(dureader_from_options, values, origin)
+    rouge, bleu = _build(lambda _: (DuReaderRougeLAccumulator(rouge_s, keep), BleuAccumulator(bleu_s, keep)),
                          values, origin)  # a tokenizer's optional package may be missing
     try:
         _score_contest(contest, rouge, bleu)
@@ -247,15 +251,122 @@ def cmd_dureader(args) -> int:
     except (ValueError, TypeError, OverflowError) as e:  # e.g. sums out of range with absurd weights
         raise CliError(f"cannot score with {_weights(values, origin)}: {e}") from None
     _check_finite(scores, _weights(values, origin))
-    signature = _signature("rougeL+bleu4", rouge_s)
+    return {"ROUGE-L": rouge, "BLEU-4": bleu}, scores
+
+
+def _counts(contest) -> str:
+    return (f"questions scored: {len(contest.qids)}; missing predictions: {len(contest.missing)}; "
+            f"unexpected predictions: {len(contest.unexpected)}; "
+            f"skipped (no reference answers): {len(contest.no_answer)}")
+
+
+def cmd_dureader(args) -> int:
+    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
+    rouge_s, _ = _build(dureader_from_options, values, origin)
+    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
+    check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
+    (contest,) = _read_contests(args, [args.pred_file])
+    accs, scores = _contest_metrics(contest, values, origin, keep=args.confidence is not None)
+    rouge, bleu = accs["ROUGE-L"], accs["BLEU-4"]
+    signature = _signature("rougeL+bleu4", rouge_s, *_ci_signature(args))
     keys = [(("question_id", q), ("question_type", t)) for q, t in zip(contest.qids, contest.types)]
     text = _per_instance_text(keys, rouge.per_instance(), rouge.per_instance_bonus()) \
         if args.per_instance else None
     _write_results(args, text, {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}, signature)
-    counts = (f"questions scored: {len(contest.qids)}; missing predictions: {len(contest.missing)}; "
-              f"unexpected predictions: {len(contest.unexpected)}; "
-              f"skipped (no reference answers): {len(contest.no_answer)}")
-    _print_result({k: _pct(v) for k, v in scores.items()}, args.format, signature, [counts])
+    _print_scores(args, accs, scores, signature, [_counts(contest)])
+    return 0
+
+
+# ------------------------------------------------------- confidence and compare
+
+def _ci_signature(args) -> List[str]:
+    if getattr(args, "confidence", None) is None:
+        return []
+    return [f"ci:bootstrap,n:{args.confidence},level:95%,seed:{args.seed}"]
+
+
+def _print_scores(args, accs: Dict[str, Any], scores: Dict[str, float], signature: str,
+                  extra: List[str]) -> None:
+    """The scores (x100, 2 decimals); with --confidence, each with its bootstrap interval."""
+    if args.confidence is None:
+        _print_result({k: _pct(v) for k, v in scores.items()}, args.format, signature, extra)
+        return
+    result = {}
+    for name, acc in accs.items():
+        iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        low, high = _pct(iv.low), _pct(iv.high)
+        result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
+                        "low": low, "high": high}
+    if args.format == "json":
+        _print_result(result, "json", signature, extra)
+        return
+    rows = {k: f"{v['score']:.2f} ± {v['pm']:.2f}  [{v['low']:.2f}, {v['high']:.2f}]"
+            for k, v in result.items()}
+    _print_result(rows, "table", signature, extra)
+
+
+def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
+    from .accumulators import compare
+
+    out = {}
+    for name, (a, b) in pairs.items():
+        try:
+            c = compare(a, b, args.method, args.resamples, 0.95, args.seed)
+        except ValueError as e:
+            raise CliError(f"{name}: {e}") from None
+        out[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
+                     "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4)}
+    return out
+
+
+def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[str]) -> None:
+    if args.format == "json":
+        _print_result(rows, "json", signature, extra)
+        return
+    print(f"{'metric':<9}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}{'p':>8}")
+    for k, r in rows.items():
+        interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
+        print(f"{k:<9}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}")
+    for line in extra:
+        print(line, file=sys.stderr)
+    print(signature)
+
+
+def _compare_signature(args, metric: str, settings) -> str:
+    from .accumulators import COMPARE_METHODS
+
+    n = args.resamples if args.resamples is not None else COMPARE_METHODS[args.method]
+    return _signature(metric, settings, f"test:{args.method},n:{n},seed:{args.seed}")
+
+
+def cmd_compare(args) -> int:
+    """Two systems on the same references: DuReader files (--ref_file) or text files (--ref)."""
+    names = ["A", "B"]
+    if args.ref_file:
+        if len(args.pred_file or []) != 2 or args.hyp or args.ref:
+            raise CliError("compare DuReader files with --ref_file R --pred_file A --pred_file B")
+        values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
+        rouge_s, _ = _build(dureader_from_options, values, origin)
+        contests = _read_contests(args, args.pred_file)
+        runs = [_contest_metrics(c, values, origin, keep=True)[0] for c in contests]
+        files, metric, settings = args.pred_file, "rougeL+bleu4", rouge_s
+        extra = [f"{n}: {f}: {_counts(c)}" for n, f, c in zip(names, files, contests)]
+    else:
+        if len(args.hyp or []) != 2 or not args.ref or args.pred_file:
+            raise CliError("compare text files with --ref R [--ref R2 ...] --hyp A --hyp B, or "
+                           "DuReader files with --ref_file R --pred_file A --pred_file B")
+        values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS)
+        settings = _build(rouge_from_options, values, origin)
+        runs = []
+        for hyp in args.hyp:
+            hyps, refsets = _read_score_inputs(args, hyp)
+            acc = _build(lambda _: RougeLAccumulator(settings), values, origin)
+            _score_lines(acc, hyps, refsets)
+            runs.append({"ROUGE-L": acc})
+        files, metric = args.hyp, "rougeL"
+        extra = [f"{n}: {f}" for n, f in zip(names, files)]
+    rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
+    _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
     return 0
 
 
@@ -447,14 +558,14 @@ def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str
     bar.close()
 
 
-def _read_score_inputs(args) -> Tuple[List[str], List[List[str]]]:
-    if [args.hyp, *args.ref].count("-") > 1:
+def _read_score_inputs(args, hyp: str) -> Tuple[List[str], List[List[str]]]:
+    if [hyp, *args.ref].count("-") > 1:
         raise CliError("only one of --hyp and --ref can be - (standard input)")
-    hyps = _read_lines(args.hyp)
+    hyps = _read_lines(hyp)
     refsets = [_read_lines(p) for p in args.ref]
     for p, r in zip(args.ref, refsets):
         if len(r) != len(hyps):
-            raise CliError(f"{p} has {len(r)} lines but {args.hyp} has {len(hyps)} "
+            raise CliError(f"{p} has {len(r)} lines but {hyp} has {len(hyps)} "
                            "(files must be line-aligned)")
     return hyps, refsets
 
@@ -464,18 +575,20 @@ def cmd_score(args) -> int:
     settings = _build(rouge_from_options, values, origin)
     outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
     check_distinct(_inputs(args, "--hyp") + [("--ref", p) for p in args.ref if p != "-"], outputs)
-    hyps, refsets = _read_score_inputs(args)
-    acc = _build(lambda _: RougeLAccumulator(settings), values, origin)  # jieba missing, ...
+    hyps, refsets = _read_score_inputs(args, args.hyp)
+    keep = args.confidence is not None
+    acc = _build(lambda _: RougeLAccumulator(settings, keep), values, origin)  # jieba missing, ...
     _score_lines(acc, hyps, refsets)
     mean = acc.scores()
     scores = {"ROUGE-L": mean.fmeasure, "ROUGE-L-P": mean.precision, "ROUGE-L-R": mean.recall}
     _check_finite(scores, _weights(values, origin))
-    signature = _signature("rougeL", settings)
+    signature = _signature("rougeL", settings, *_ci_signature(args))
     text = _per_instance_text([(("line", i + 1),) for i in range(len(hyps))], acc.per_instance()) \
         if args.per_instance else None
     _write_results(args, text, {"rouge_l": acc.state_dict()}, signature)
-    _print_result({k: _pct(v) for k, v in scores.items()}, args.format, signature,
-                  [f"lines scored: {len(hyps)}"])
+    if keep:  # the interval is of the score (F); P and R are printed as they are
+        scores = {"ROUGE-L": scores["ROUGE-L"]}
+    _print_scores(args, {"ROUGE-L": acc}, scores, signature, [f"lines scored: {len(hyps)}"])
     return 0
 
 
@@ -486,6 +599,27 @@ def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str
     for o in options:
         p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=o.parse,
                        choices=o.choices, default=None, help=o.help)
+
+
+def _count(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+def _seed(text: str) -> int:
+    v = int(text)
+    if not 0 <= v < 2 ** 64:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**64), got {text}")
+    return v
+
+
+def _add_confidence(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--confidence", nargs="?", const=1000, type=_count, default=None, metavar="N",
+                   help="95%% percentile bootstrap interval of each score over instances, N "
+                        "resamples (default 1000)")
+    p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
 
 
 def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
@@ -513,6 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(d, BONUS_OPTIONS, {"yesno_weight": ("--alpha",), "entity_weight": ("--beta",)})
     _add_outputs(d, "write one JSON line per question: id, type, ROUGE-L P, R, F and the "
                     "weighted bonus (the largest over its references)")
+    _add_confidence(d)
     d.set_defaults(func=cmd_dureader)
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
@@ -521,7 +656,24 @@ def build_parser() -> argparse.ArgumentParser:
                     help="references, one per line; repeat for several reference sets (- for stdin)")
     _add_options(sc, ROUGE_OPTIONS + TEXT_OPTIONS)
     _add_outputs(sc, "write one JSON line per hypothesis line: line, P, R, F")
+    _add_confidence(sc)
     sc.set_defaults(func=cmd_score)
+
+    c = sub.add_parser("compare", help="is system B better than A? paired test on the same references")
+    c.add_argument("--ref_file", "--ref-file", help="DuReader references (with two --pred_file)")
+    c.add_argument("--pred_file", "--pred-file", action="append", help="DuReader predictions: A, then B")
+    c.add_argument("--ref", action="append", help="text references, one per line (with two --hyp)")
+    c.add_argument("--hyp", action="append", help="text hypotheses: A, then B")
+    c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
+                   default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
+    c.add_argument("--resamples", type=_count, default=None,
+                   help="bootstrap resamples (default 1000) or randomization trials (default 10000)")
+    c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
+    _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
+    _add_options(c, BONUS_OPTIONS)
+    c.add_argument("--config", help="YAML config file or preset name")
+    c.add_argument("--format", choices=("json", "table"), default="json")
+    c.set_defaults(func=cmd_compare, confidence=None)
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
     m.add_argument("state_files", nargs="+", metavar="STATE_FILE")

@@ -1,0 +1,96 @@
+"""--confidence and the compare command (issue 12) on the command line."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from paddle_rougel.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EX = os.path.join(ROOT, "examples", "dureader")
+PRED, PRED_B, REF = (os.path.join(EX, f) for f in ("pred.jsonl", "pred_b.jsonl", "ref.jsonl"))
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_dureader_confidence_json(capsys):
+    rc, out, err = run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--confidence")
+    assert rc == 0
+    got = json.loads(out)
+    plain = json.loads(run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF)[1])
+    for name in ("ROUGE-L", "BLEU-4"):
+        r = got[name]
+        assert r["score"] == plain[name]  # the point estimate does not move
+        assert r["low"] <= r["score"] <= r["high"]
+        assert r["pm"] == round((r["high"] - r["low"]) / 2, 2)
+    assert "|ci:bootstrap,n:1000,level:95%,seed:0|v:" in err
+    again = run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--confidence")[1]
+    other = run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--confidence", "--seed", "7")[1]
+    assert again == out and other != out  # the seed decides the resamples
+
+
+def test_score_confidence_table(capsys, tmp_path):
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("abcd\nxyz\nhello\n", encoding="utf-8")
+    ref.write_text("abce\nxyzw\nhallo\n", encoding="utf-8")
+    rc, out, err = run(capsys, "score", "--hyp", hyp, "--ref", ref, "--confidence", "200", "--format", "table")
+    assert rc == 0
+    line = out.splitlines()[1]
+    assert line.startswith("ROUGE-L") and "±" in line and "[" in line
+    assert "ci:bootstrap,n:200" in out.splitlines()[-1]
+
+
+def test_compare_dureader_files(capsys):
+    rc, out, err = run(capsys, "compare", "--ref_file", REF, "--pred_file", PRED, "--pred_file", PRED_B)
+    assert rc == 0
+    got = json.loads(out)
+    a = json.loads(run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF)[1])
+    b = json.loads(run(capsys, "dureader", "--pred_file", PRED_B, "--ref_file", REF)[1])
+    for name in ("ROUGE-L", "BLEU-4"):
+        r = got[name]
+        assert (r["A"], r["B"]) == (a[name], b[name])
+        assert r["difference"] == pytest.approx(b[name] - a[name], abs=0.011)
+        assert r["low"] <= r["difference"] <= r["high"] and 0 < r["p_value"] <= 1
+    assert "test:paired_bootstrap,n:1000,seed:0" in err
+    same = json.loads(run(capsys, "compare", "--ref_file", REF, "--pred_file", PRED, "--pred_file", PRED)[1])
+    assert same["ROUGE-L"]["difference"] == 0 and same["ROUGE-L"]["p_value"] == 1.0
+
+
+def test_compare_text_files_with_randomization(capsys, tmp_path):
+    ref, a, b = tmp_path / "r.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    ref.write_text("".join(f"the cat sat on mat {i}\n" for i in range(30)), encoding="utf-8")
+    a.write_text("".join(f"a dog {i}\n" for i in range(30)), encoding="utf-8")
+    b.write_text("".join(f"the cat sat {i}\n" for i in range(30)), encoding="utf-8")
+    rc, out, err = run(capsys, "compare", "--ref", ref, "--hyp", a, "--hyp", b, "--tokenize", "whitespace",
+                       "--method", "approximate_randomization", "--resamples", "999")
+    assert rc == 0
+    r = json.loads(out)["ROUGE-L"]
+    assert r["difference"] > 0 and r["p_value"] == round(1 / 1000, 4)
+    assert "test:approximate_randomization,n:999" in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["compare", "--ref_file", REF, "--pred_file", PRED], "--pred_file A --pred_file B"),
+    (["compare", "--hyp", PRED], "--hyp A --hyp B"),
+    (["compare", "--ref_file", REF, "--pred_file", PRED, "--pred_file", PRED_B, "--resamples", "0"],
+     "positive"),
+    (["dureader", "--pred_file", PRED, "--ref_file", REF, "--confidence", "--seed", "-1"], "seed"),
+])
+def test_compare_usage_errors_are_one_line(capsys, argv, words):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and out == "" and words in err and "Traceback" not in err
+
+
+def test_compare_refuses_unaligned_text_files(capsys, tmp_path):
+    ref, a, b = tmp_path / "r.txt", tmp_path / "a.txt", tmp_path / "b.txt"
+    ref.write_text("x\ny\n")
+    a.write_text("x\ny\n")
+    b.write_text("x\n")
+    rc, out, err = run(capsys, "compare", "--ref", ref, "--hyp", a, "--hyp", b)
+    assert rc == 2 and "line-aligned" in err and err.count("\n") == 1
