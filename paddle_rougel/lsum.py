@@ -36,6 +36,7 @@ characters) or a sequence of tokens.  ``split``:
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Set
 from typing import Any, Callable, List, NamedTuple, Optional, Sequence
@@ -127,6 +128,12 @@ def _ref_list(refs: Any, index: int) -> tuple:
     return out
 
 
+def _all_text(cands: Sequence, ref_lists: Sequence) -> bool:
+    """Every candidate a str, every ref_list a non-empty list/tuple of str."""
+    return (set(map(type, cands)) <= {str} and set(map(type, ref_lists)) <= {list, tuple}
+            and all(ref_lists) and set(map(type, itertools.chain.from_iterable(ref_lists))) <= {str})
+
+
 def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline",
                     tokenizer: Optional[Callable] = None, raw_text: bool = False,
                     base: int = 0) -> Batch:
@@ -143,6 +150,9 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     ref_lists = ref_lists if isinstance(ref_lists, (list, tuple)) else list(ref_lists)
     if len(cands) != len(ref_lists):
         raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
+
+    if raw_text and _all_text(cands, ref_lists):  # the common case, checked at C speed
+        return Batch(tuple(cands), tuple(map(tuple, ref_lists)), False, None, None, tokenizer is not None)
 
     def one(x, where):
         if raw_text and type(x) is str:
@@ -224,7 +234,7 @@ def score_batch(cands: tuple, ref_lists: tuple, prepare: Callable[[str], tuple],
     """Hits of a batch from ``make_lsum_batch``: raw ``str`` summaries (``raw_text``) go
     through the C text path when every summary is an ASCII str, else ``prepare(text)``
     (split + tokenize in Python) first."""
-    if engine.backend() == "c" and cands and all(type(c) is str for c in cands):
+    if engine.backend() == "c" and cands and set(map(type, cands)) == {str}:
         out = engine._c_ext.lsum_text(cands, ref_lists, threads or engine.default_threads())
         if out is not None:
             ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))

@@ -377,3 +377,14 @@ def test_long_sentences_and_threads():
     refs = [[random_doc(rng, 3, 80)] for _ in range(400)]
     one, two = lsum.lsum_batch(cands, refs, threads=1), lsum.lsum_batch(cands, refs, threads=2)
     assert one.hits.tolist() == two.hits.tolist()
+
+
+def test_bench_lsum_quick_checks_scores():
+    import os
+    import subprocess
+    import sys
+
+    bench = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "bench_lsum.py")
+    proc = subprocess.run([sys.executable, bench, "--quick"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count(": ok") == 7 and "MISMATCH" not in proc.stdout

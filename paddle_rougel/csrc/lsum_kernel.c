@@ -9,11 +9,12 @@
  *
  * The LCS table of a sentence pair is Hyyro's bit-parallel recurrence with the
  * candidate sentence as the bit side: after reference token i, bit j-1 of row
- * V_i is 1 iff t[i][j] == t[i][j-1], so t[i][j] = j - popcount(V_i & low j
- * bits).  The rows of one pair (len(r) * ceil(len(c)/64) words) are kept and
- * the backtrack walks them with rouge-score's rule: a match goes diagonal,
- * else left iff t[i][j-1] > t[i-1][j], else up.  Ties (which change the
- * union) therefore resolve exactly as there.  Memory: one pair's rows at a time.
+ * V_i is 1 iff t[i][j] == t[i][j-1], and the carry out of bit j-1 of the row's
+ * addition is t[i][j] - t[i-1][j].  Per row we keep their AND, the cells where
+ * rouge-score's _backtrack_norec moves left when there is no match (t[i][j-1]
+ * > t[i-1][j]); it otherwise moves up, and diagonally at a match.  So the walk
+ * reads out exactly its LCS, and ties (which change the union) resolve as
+ * there.  Memory: one pair's rows, len(r) * ceil(len(c)/64) words, at a time.
  */
 #include "lsum_kernel.h"
 
@@ -34,10 +35,12 @@ typedef struct {
     uint8_t *carry;      /* per reference position, multi-word candidates */
     uint8_t *mark;       /* union: per reference token of the instance */
     uint32_t *cnt, *used;
-    /* text path: words of the instance */
-    struct Word { uint64_t h, key; const char *p; uint32_t len, id, stamp; } *words;
+    /* text path: the instance's words, a table of 16-byte slots (cache-friendly) and,
+     * by id, what words longer than 8 bytes need for an exact comparison */
+    struct Slot { uint64_t key; uint32_t stamp, id; } *words;
+    struct Long { const char *p; uint32_t len; } *longs;
     uint32_t wgen;
-    size_t wcap;
+    size_t wcap, longs_cap;
     int64_t *soff, *dsent;
     size_t ids_cap, mw_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, soff_cap, dsent_cap;
 } Work;
@@ -55,7 +58,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elt) {
 
 static void work_free(Work *w) {
     free(w->keys); free(w->vals); free(w->stamp); free(w->ids); free(w->mw); free(w->rows);
-    free(w->carry); free(w->mark); free(w->cnt); free(w->used); free(w->words); free(w->soff);
+    free(w->carry); free(w->mark); free(w->cnt); free(w->used); free(w->words); free(w->longs); free(w->soff);
     free(w->dsent);
 }
 
@@ -292,7 +295,8 @@ static inline int is_alnum(unsigned char c) {
 }
 
 static int words_reserve(Work *w, size_t need) {
-    size_t cap = 1024;
+    if (grow((void **)&w->longs, &w->longs_cap, need + 1, sizeof(*w->longs)) < 0) return -1;
+    size_t cap = 256;
     while (cap < 2 * need) cap *= 2;
     if (cap <= w->wcap) return 0;
     free(w->words);
@@ -303,24 +307,28 @@ static int words_reserve(Work *w, size_t need) {
     return 0;
 }
 
-/* Instance-local id of the word p[0..len), compared case-insensitively (for
- * [A-Za-z0-9], c | 0x20 is exactly the lowercase); key = its first 8 lowercased
- * bytes, packed. */
+/* Instance-local id (1, 2, ...) of the word p[0..len), compared case-insensitively
+ * (for [A-Za-z0-9], c | 0x20 is exactly the lowercase).  key: its first 8
+ * lowercased bytes, packed; a word of fewer bytes has a zero byte there, which no
+ * token character is, so for those the key is the whole word. */
 static uint32_t word_id(Work *w, const char *p, uint32_t len, uint64_t key, uint32_t *k) {
     uint64_t h = (key ^ len) * 0x9E3779B97F4A7C15ull;
-    for (uint32_t q = 8; q < len; q++) h = (h ^ (uint64_t)((unsigned char)p[q] | 0x20)) * 1099511628211ull;
+    for (uint32_t q = 8; q < len; q++) h = (h ^ (uint64_t)((unsigned char)p[q] | 0x20)) * 0x100000001B3ull;
     const size_t mask = w->wcap - 1;
-    for (size_t s = (size_t)(h >> 32) & mask;; s = (s + 1) & mask) {
-        struct Word *x = &w->words[s];
+    for (size_t s = (size_t)(h >> 40) & mask;; s = (s + 1) & mask) {
+        struct Slot *x = &w->words[s];
         if (x->stamp != w->wgen) {
-            x->stamp = w->wgen; x->h = h; x->key = key; x->p = p; x->len = len; x->id = ++*k;
+            x->stamp = w->wgen; x->key = key; x->id = ++*k;
+            w->longs[x->id].p = p; w->longs[x->id].len = len;
             return x->id;
         }
-        if (x->h == h && x->key == key && x->len == len) {
-            uint32_t q = 8;
-            while (q < len && ((unsigned char)x->p[q] | 0x20) == ((unsigned char)p[q] | 0x20)) q++;
-            if (q >= len) return x->id;
-        }
+        if (x->key != key) continue;
+        if (len < 8) return x->id;
+        const struct Long *o = &w->longs[x->id];
+        if (o->len != len) continue;
+        uint32_t q = 8;
+        while (q < len && ((unsigned char)o->p[q] | 0x20) == ((unsigned char)p[q] | 0x20)) q++;
+        if (q == len) return x->id;
     }
 }
 
@@ -330,20 +338,20 @@ static int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t *ntok,
     int64_t start_tok = *ntok, q = 0;
     while (q < len) {
         const unsigned char ch = (unsigned char)c[q];
-        if (ch == '\n') {
-            if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
-            start_tok = *ntok;
-            q++;
-        } else if (!is_alnum(ch)) {
-            q++;
-        } else {
+        if (is_alnum(ch)) {
             int64_t e = q;
             uint64_t key = 0;
             for (; e < len && is_alnum((unsigned char)c[e]); e++)
                 if (e - q < 8) key |= (uint64_t)((unsigned char)c[e] | 0x20) << (8 * (e - q));
             w->ids[(*ntok)++] = word_id(w, c + q, (uint32_t)(e - q), key, k);
             q = e;
+            continue;
         }
+        if (ch == '\n') {
+            if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
+            start_tok = *ntok;
+        }
+        q++;
     }
     if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
     return *ntok - first;

@@ -1,0 +1,218 @@
+"""ROUGE-Lsum benchmark: a CNN/DailyMail-like workload, end to end from Python strings.
+
+Run by path (never ``import benchmarks``)::
+
+    python benchmarks/bench_lsum.py               # 20,000 articles
+    python benchmarks/bench_lsum.py --quick       # smoke run
+    python benchmarks/bench_lsum.py --n 20000 --seed 0 --threads 2
+
+Workload (seeded): each reference summary has 3-5 sentences of 15-25 English words (a
+Zipf draw from a list of common words, with capitals, commas and end punctuation),
+one per line as rouge-score expects; each candidate has 3-4 sentences, most of them
+edited copies of reference sentences (words dropped, replaced, inserted), the rest new.
+
+Rows (rouge-score's conventions: its tokenizer, newline split, F1, one reference):
+
+* paddle-rougel ``RougeLsum.add_batch`` (the metric: validation, C text path, scoring),
+  ``compute(rouge_types="rougeLsum")`` and ``rouge_lsum`` (per-pair arrays);
+* rouge-score-rs ``RougeScorer(["rougeLsum"]).score_batch`` (native, all cores,
+  ``RAYON_NUM_THREADS`` = --threads);
+* Google rouge-score ``RougeScorer(["rougeLsum"]).score`` on a subsample, extrapolated.
+
+Every per-instance P, R and F must agree to 1e-12 with rouge-score-rs (all instances)
+and rouge-score (its subsample); the script exits 1 otherwise, and 2 when a speed
+target (>= 20x rouge-score-rs, >= 500x rouge-score) is missed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+
+WORDS = """
+the of and to in a is that for it as was with be by on not he this are or his from at which
+but have an they you were her she there been one all we their has would when if so no will
+more out up said what its about than into them can only other time new some could these two
+may first then do any like my now over such our man me even most made after also did many
+off before must well back through years where much your way down should because each just
+those people how too little state good very make world still own see men work long get here
+between both life being under never day same another know while last might us great old year
+come since against go came right used take three states himself few house use during without
+again place american around however home small found thought went say part once high general
+upon school every does got united left number course war until always away something fact
+water though less public put think almost hand enough far took head yet government system
+better set told nothing night end why called didn eyes find going look asked later knew
+point next program city business give group toward young days let room president side social
+given present several order national second possible rather per face among form important
+often things looking early white case john become large big need four within felt along
+children saw best church ever least power development light thing seemed family interest
+want members mind country area others done turned although open god service certain kind
+problem began different door thus help sense means whole matter perhaps itself york times
+law human line above name example action company hands local show whether five history gave
+today either act feet across taken past quite anything seen having death week experience
+body word half really field car words already themselves information tell together college
+shall money period held keep sure real probably free seems political cannot behind miss
+question air office making brought whose special heard major problems ago became federal
+moment study available known result street economic boy reason change position south board
+individual job society areas west close turn love community true court force full seem wife
+future age wanted department voice center woman control common policy necessary following
+front sometimes six girl clear further land run students provide feel party able mother
+music education university child effect level stood military town short morning total
+outside rate figure class art century north usually leave therefore evidence percent
+""".split()
+PUNCT = (",", ",", ";", ":")
+
+
+def _sentence(rng: random.Random, weights) -> list:
+    words = rng.choices(WORDS, weights=weights, k=rng.randint(15, 25))
+    words[0] = words[0].capitalize()
+    if rng.random() < 0.3:  # a name
+        k = rng.randrange(1, len(words))
+        words[k] = words[k].capitalize()
+    return words
+
+
+def _render(words: list, rng: random.Random) -> str:
+    out = [w + (rng.choice(PUNCT) if rng.random() < 0.06 else "") for w in words]
+    return " ".join(out) + rng.choice(".....!?")
+
+
+def _edit(words: list, rng: random.Random, weights) -> list:
+    out = []
+    for w in words:
+        r = rng.random()
+        if r < 0.12:
+            continue  # dropped
+        out.append(rng.choices(WORDS, weights=weights)[0] if r < 0.24 else w)
+        if rng.random() < 0.05:
+            out.append(rng.choices(WORDS, weights=weights)[0])
+    return out or words[:1]
+
+
+def make_workload(n: int, seed: int):
+    """(predictions, targets): n newline-separated candidate and reference summaries."""
+    rng = random.Random(seed)
+    weights = [1.0 / (k + 1) for k in range(len(WORDS))]
+    preds, targets = [], []
+    for _ in range(n):
+        ref = [_sentence(rng, weights) for _ in range(rng.randint(3, 5))]
+        cand = [_edit(rng.choice(ref), rng, weights) if rng.random() < 0.75 else _sentence(rng, weights)
+                for _ in range(rng.randint(3, 4))]
+        preds.append("\n".join(_render(s, rng) for s in cand))
+        targets.append("\n".join(_render(s, rng) for s in ref))
+    return preds, targets
+
+
+def _timeit(fn, repeat):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=20_000, help="articles (default 20000)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=None, help="threads for our kernel and rouge-score-rs")
+    ap.add_argument("--sub-rouge-score", type=int, default=300, help="articles timed with rouge-score")
+    ap.add_argument("--repeat", type=int, default=5, help="best-of repeats for the fast rows")
+    ap.add_argument("--quick", action="store_true", help="small smoke run")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.n, args.sub_rouge_score, args.repeat = 500, 20, 1
+    if args.threads:
+        os.environ["PADDLE_ROUGEL_THREADS"] = str(args.threads)
+        os.environ["RAYON_NUM_THREADS"] = str(args.threads)
+
+    import numpy as np
+    import rouge_score_rs
+    from rouge_score import rouge_scorer
+
+    import paddle_rougel
+    from paddle_rougel import RougeLsum, compute, engine, rouge_lsum
+
+    print("## Machine")
+    print(f"- CPU: {_cpu_model()}, {os.cpu_count()} logical cores; our kernel threads: "
+          f"{engine.default_threads()}")
+    print(f"- Python {platform.python_version()}, numpy {np.__version__}, paddle-rougel "
+          f"{paddle_rougel.__version__} (engine: {engine.backend()}), rouge-score-rs "
+          f"{rouge_score_rs.__version__}")
+    preds, targets = make_workload(args.n, args.seed)
+    n_sents = sum(t.count("\n") + 1 for t in preds + targets)
+    print(f"\n## Workload: {args.n} articles, {n_sents} sentences, "
+          f"{sum(map(len, preds + targets)) / 1e6:.1f} M characters, seed {args.seed}\n")
+    ref_lists = [[t] for t in targets]
+    failures, rows = [], []
+
+    def check(name, got, want):
+        err = float(np.max(np.abs(np.asarray(got) - np.asarray(want)))) if len(want) else 0.0
+        ok = err <= 1e-12
+        print(f"- check {name}: max |diff| {err:.1e} over {len(want)} values: {'ok' if ok else 'MISMATCH'}")
+        if not ok:
+            failures.append(name)
+
+    def ours_metric():
+        m = RougeLsum(gamma=1.0, multi_ref="best", tokenize="rouge_score")
+        return m.add_batch(preds, ref_lists)
+
+    t_metric, s = _timeit(ours_metric, args.repeat)
+    t_compute, _ = _timeit(lambda: compute(preds, targets, rouge_types="rougeLsum", gamma=1.0,
+                                           multi_ref="best", tokenize="rouge_score"), args.repeat)
+    t_func, out = _timeit(lambda: rouge_lsum(preds, targets, tokenize="rouge_score"), args.repeat)
+    rows += [("paddle-rougel `RougeLsum.add_batch`", t_metric, ""),
+             ("paddle-rougel `compute(rouge_types=\"rougeLsum\")`", t_compute, ""),
+             ("paddle-rougel `rouge_lsum` (per pair)", t_func, "")]
+    check("RougeLsum.add_batch == rouge_lsum", s.fmeasure, out.f_measure)
+
+    scorer_rs = rouge_score_rs.RougeScorer(["rougeLsum"])
+    t_rs, got_rs = _timeit(lambda: scorer_rs.score_batch(targets, preds), max(1, args.repeat // 2))
+    rows.append(("rouge-score-rs `score_batch` (native, all cores)", t_rs, ""))
+    for q, field in enumerate(("precision", "recall", "fmeasure")):
+        check(f"ours vs rouge-score-rs {field}", s[q], [x["rougeLsum"][q] for x in got_rs])
+
+    k = min(args.sub_rouge_score, args.n)
+    gs = rouge_scorer.RougeScorer(["rougeLsum"])
+    t0 = time.perf_counter()
+    got_gs = [gs.score(t, p)["rougeLsum"] for t, p in zip(targets[:k], preds[:k])]
+    t_gs = (time.perf_counter() - t0) * args.n / k
+    rows.append((f"Google rouge-score `score` ({k} articles, extrapolated)", t_gs, ""))
+    for q, field in enumerate(("precision", "recall", "fmeasure")):
+        check(f"ours vs rouge-score {field} ({k} articles)", s[q][:k], [x[q] for x in got_gs])
+
+    print("\n## Results\n")
+    print("| implementation | seconds | us / article | x rouge-score-rs | x rouge-score |")
+    print("|---|---:|---:|---:|---:|")
+    for name, t, _ in rows:
+        print(f"| {name} | {t:.3f} | {t / args.n * 1e6:.2f} | {t_rs / t:.1f} | {t_gs / t:,.0f} |")
+    best = min(t_metric, t_compute)
+    x_rs, x_gs = t_rs / t_metric, t_gs / t_metric
+    print(f"\nTargets (the metric, `RougeLsum.add_batch`): >= 20x rouge-score-rs ({x_rs:.1f}x), "
+          f">= 500x rouge-score ({x_gs:,.0f}x); best paddle-rougel row {t_rs / best:.1f}x rouge-score-rs.")
+    if failures:
+        print("FAILED score checks: " + ", ".join(failures), file=sys.stderr)
+        return 1
+    if not args.quick and (x_rs < 20 or x_gs < 500):
+        print("speed target missed", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
