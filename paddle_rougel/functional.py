@@ -23,14 +23,14 @@ from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import __version__, engine, scoring
-from . import accumulators
-from .accumulators import RougeLAccumulator
+from . import __version__, accumulators, engine, scoring
+from .accumulators import RougeLAccumulator, RougeLsumAccumulator
 from .inputs import check_tokens, make_batch
-from .settings import RougeLSettings
+from .lsum import make_lsum_batch, score_batch
+from .settings import RougeLSettings, RougeLsumSettings
 from .text import TextSettings
 
-__all__ = ["RougeLOutput", "rouge_l", "lcs_length", "compute", "compare"]
+__all__ = ["RougeLOutput", "rouge_l", "rouge_lsum", "lcs_length", "compute", "compare"]
 
 lcs_length = engine.lcs_length
 
@@ -90,54 +90,102 @@ def _ref_list(pred: Any, refs: Any, i: int) -> Any:
     return [check_tokens(refs, f"instance {i}, reference 0")]
 
 
-def compute(predictions: Sequence, references: Sequence, *, gamma: Optional[float] = None,
-            alpha: Optional[float] = None, multi_ref: str = "max_pr", tokenize: Any = "char",
-            normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-            per_instance: bool = False) -> dict:
-    """ROUGE-L of a set of predictions against their references, in one call.
+def _weighting(gamma: Optional[float], alpha: Optional[float]) -> dict:
+    if gamma is not None and alpha is not None:
+        raise ValueError("compute: give gamma or alpha, not both")
+    return dict(gamma=None, alpha=alpha) if alpha is not None else \
+        dict(gamma=1.2 if gamma is None else gamma)
+
+
+def _rouge_l_part(predictions: list, references: list, text: TextSettings, weight: dict,
+                  multi_ref: str, per_instance: bool) -> dict:
+    settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
+    acc = RougeLAccumulator(settings)
+    ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
+    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer))[0]
+    return _part("rougeL", acc, s, per_instance), settings
+
+
+def _rouge_lsum_part(predictions: list, references: list, text: TextSettings, weight: dict,
+                     multi_ref: str, split: str, per_instance: bool) -> dict:
+    settings = RougeLsumSettings(multi_ref=multi_ref, split=split, text=text, **weight)
+    acc = RougeLsumAccumulator(settings)
+    refs = [[r] if isinstance(r, str) or r is None else r for r in references]
+    batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text())
+    return _part("rougeLsum", acc, acc.add_now(batch)[0], per_instance), settings
+
+
+def _part(name: str, acc, s, per_instance: bool) -> dict:
+    mean = acc.scores()
+    out = {name: mean.fmeasure, f"{name}_precision": mean.precision, f"{name}_recall": mean.recall}
+    if per_instance:
+        out["per_instance"] = {name: s.fmeasure, f"{name}_precision": s.precision,
+                               f"{name}_recall": s.recall}
+    return out
+
+
+ROUGE_TYPES = ("rougeL", "rougeLsum")
+
+
+def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = ("rougeL",),
+            gamma: Optional[float] = None, alpha: Optional[float] = None, multi_ref: str = "max_pr",
+            tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
+            stem: bool = False, split: str = "newline", per_instance: bool = False) -> dict:
+    """ROUGE-L (and ROUGE-Lsum) of a set of predictions against their references, in one call.
 
     Args:
-        predictions: N predictions, each a str or a token list.
+        predictions: N predictions, each a str or a token list (ROUGE-Lsum: a str
+            split into sentences by ``split``, or a list of sentences).
         references: N items, each one reference of the prediction's kind (a str,
-            or a token list) or a list of them.
+            or a token list) or a list of them (ROUGE-Lsum: a str is one
+            reference; a reference given as a list of sentences is wrapped, ``[[s1, s2]]``).
+        rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level), or both.
         gamma / alpha: the F weighting (default gamma 1.2; give one of them).
         multi_ref: ``"max_pr"`` (default), ``"best"`` or ``"avg"``.
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
+        split: ROUGE-Lsum's sentence splitter: ``"newline"``, ``"zh"`` or ``"en"``.
         per_instance: also return the per-instance figures.
 
     Returns:
-        ``{"rougeL": F, "rougeL_precision": P, "rougeL_recall": R, "count": N,
-        "signature": str}``: macro averages over the N instances (0.0 when N is 0),
-        plus ``"per_instance": {"rougeL": array, "rougeL_precision": array,
-        "rougeL_recall": array}`` (float64 arrays [N]) when asked.
+        For each type T asked: ``T``, ``T_precision``, ``T_recall`` (macro averages
+        over the N instances, 0-1; 0.0 when N is 0); ``"count"``: N; ``"signature"``:
+        every setting that changes the numbers; with ``per_instance``, a
+        ``"per_instance"`` dict of the same keys holding float64 arrays [N].
 
     >>> out = compute(["the cat sat on the mat"], [["the cat is on the mat", "a cat"]],
     ...               tokenize="whitespace", gamma=1.0)
     >>> round(out["rougeL"], 6), out["count"]
     (0.833333, 1)
+    >>> out = compute(["the cat sat\\nit was happy"], ["a cat sat down\\nit was very happy"],
+    ...               rouge_types=["rougeL", "rougeLsum"], tokenize="whitespace", gamma=1.0)
+    >>> round(out["rougeL"], 6), round(out["rougeLsum"], 6)
+    (0.714286, 0.714286)
     """
+    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
+    if not types or any(t not in ROUGE_TYPES for t in types):
+        raise ValueError(f"compute: rouge_types must name some of {', '.join(ROUGE_TYPES)}, "
+                         f"got {rouge_types!r}")
     if isinstance(predictions, (str, bytes)) or isinstance(references, (str, bytes)):
         raise TypeError("compute takes a list of predictions and a list of references, not a str")
-    predictions = list(predictions)
-    references = list(references)
+    predictions, references = list(predictions), list(references)
     if len(predictions) != len(references):
         raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
-    if gamma is not None and alpha is not None:
-        raise ValueError("compute: give gamma or alpha, not both")
-    text = TextSettings(tokenize, normalize, lowercase, stem)
-    settings = (RougeLSettings(gamma=None, alpha=alpha, multi_ref=multi_ref, text=text)
-                if alpha is not None else
-                RougeLSettings(gamma=1.2 if gamma is None else gamma, multi_ref=multi_ref, text=text))
-    acc = RougeLAccumulator(settings)
-    ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer))[0]
-    mean = acc.scores()
-    out = {"rougeL": mean.fmeasure, "rougeL_precision": mean.precision, "rougeL_recall": mean.recall,
-           "count": len(predictions),
-           "signature": f"rougeL|{settings.signature()}|v:{__version__}"}
-    if per_instance:
-        out["per_instance"] = {"rougeL": s.fmeasure, "rougeL_precision": s.precision,
-                               "rougeL_recall": s.recall}
+    text, weight = TextSettings(tokenize, normalize, lowercase, stem), _weighting(gamma, alpha)
+    out: dict = {}
+    parts = []
+    if "rougeL" in types:
+        parts.append(_rouge_l_part(predictions, references, text, weight, multi_ref, per_instance))
+    if "rougeLsum" in types:
+        parts.append(_rouge_lsum_part(predictions, references, text, weight, multi_ref, split,
+                                      per_instance))
+    for part, _ in parts:
+        per = part.pop("per_instance", None)
+        out.update(part)
+        if per is not None:
+            out.setdefault("per_instance", {}).update(per)
+    names = "+".join(t for t in ROUGE_TYPES if t in types)
+    out["count"] = len(predictions)
+    out["signature"] = f"{names}|{parts[-1][1].signature()}|v:{__version__}"
     return out
 
 
@@ -173,12 +221,6 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
 
 
 # --------------------------------------------------------------- ROUGE-Lsum
-# Appended: ``rouge_lsum`` and ``compute`` with ``rouge_types`` (the ROUGE-L-only
-# ``compute`` above is kept as ``compute_rouge_l`` and gives the rougeL keys unchanged).
-
-compute_rouge_l = compute
-ROUGE_TYPES = ("rougeL", "rougeLsum")
-
 
 def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float] = None, *,
                split: str = "newline", tokenize: Any = "char", normalize: str = "none",
@@ -203,8 +245,6 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
     >>> out.p_measure.round(6).tolist(), out.r_measure.round(6).tolist()
     ([0.833333], [0.625])
     """
-    from .lsum import make_lsum_batch, score_batch
-
     a = scoring.check_alpha(alpha)
     if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
         raise TypeError("rouge_lsum takes a list of hypotheses and a list of references, not a single str")
@@ -219,67 +259,3 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
     p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
     return RougeLOutput(f, p, r)
-
-
-def _summary_refs(refs: Any) -> Any:
-    """One prediction's references for ROUGE-Lsum: a str is one reference, a list holds references."""
-    return [refs] if isinstance(refs, str) or refs is None else refs
-
-
-def compute(predictions: Sequence, references: Sequence, *, gamma: Optional[float] = None,
-            alpha: Optional[float] = None, multi_ref: str = "max_pr", tokenize: Any = "char",
-            normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-            per_instance: bool = False, rouge_types: Any = ("rougeL",), split: str = "newline") -> dict:
-    """ROUGE-L and/or ROUGE-Lsum of a set of predictions against their references, in one call.
-
-    ``rouge_types``: ``"rougeL"`` (default; the keys and numbers of
-    :func:`compute_rouge_l`), ``"rougeLsum"``, or both.  ROUGE-Lsum adds
-    ``"rougeLsum"``, ``"rougeLsum_precision"``, ``"rougeLsum_recall"`` (and
-    per-instance arrays under the same names); a prediction is a str (split
-    by ``split``) or a list of sentences, and each references item is one
-    reference (a str) or a list of references (a reference given as a list of
-    sentences is wrapped: ``[[s1, s2]]``).  The signature then names both types
-    and the split.  The other arguments are those of :func:`compute_rouge_l`.
-
-    >>> out = compute(["the cat sat\\nit was happy"], ["a cat sat down\\nit was very happy"],
-    ...               rouge_types=["rougeL", "rougeLsum"], tokenize="whitespace", gamma=1.0)
-    >>> round(out["rougeL"], 6), round(out["rougeLsum"], 6)
-    (0.714286, 0.714286)
-    """
-    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
-    unknown = [t for t in types if t not in ROUGE_TYPES]
-    if not types or unknown:
-        raise ValueError(f"compute: rouge_types must name some of {', '.join(ROUGE_TYPES)}, got {rouge_types!r}")
-    kw = dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize, normalize=normalize,
-              lowercase=lowercase, stem=stem, per_instance=per_instance)
-    if "rougeLsum" not in types:
-        return compute_rouge_l(predictions, references, **kw)
-    if isinstance(predictions, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise TypeError("compute takes a list of predictions and a list of references, not a str")
-    predictions, references = list(predictions), list(references)
-    out = compute_rouge_l(predictions, references, **kw) if "rougeL" in types else {}
-    if len(predictions) != len(references):
-        raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
-    if gamma is not None and alpha is not None:
-        raise ValueError("compute: give gamma or alpha, not both")
-    text = TextSettings(tokenize, normalize, lowercase, stem)
-    weight = dict(gamma=None, alpha=alpha) if alpha is not None else dict(gamma=1.2 if gamma is None else gamma)
-    settings = RougeLsumSettings(multi_ref=multi_ref, split=split, text=text, **weight)
-    acc = RougeLsumAccumulator(settings)
-    batch = make_lsum_batch(predictions, [_summary_refs(r) for r in references], split, acc.tokenizer,
-                            settings.raw_text())
-    s = acc.add_now(batch)[0]
-    mean = acc.scores()
-    out.update({"rougeLsum": mean.fmeasure, "rougeLsum_precision": mean.precision,
-                "rougeLsum_recall": mean.recall, "count": len(predictions),
-                "signature": f"{'+'.join(t for t in ROUGE_TYPES if t in types)}|{settings.signature()}"
-                             f"|v:{__version__}"})
-    if per_instance:
-        out.setdefault("per_instance", {}).update(
-            {"rougeLsum": s.fmeasure, "rougeLsum_precision": s.precision, "rougeLsum_recall": s.recall})
-    return out
-
-
-from .accumulators import RougeLsumAccumulator  # noqa: E402  (appended section)
-from .lsum import make_lsum_batch  # noqa: E402
-from .settings import RougeLsumSettings  # noqa: E402

@@ -25,7 +25,11 @@ from rouge_score import rouge_scorer as rs
 
 from paddle_rougel import compute, engine, lsum, rouge_lsum
 from paddle_rougel.accumulators import ACCUMULATORS, RougeLsumAccumulator, from_state
-from paddle_rougel.functional import compute_rouge_l
+from paddle_rougel.functional import compute as _compute
+
+
+def compute_rouge_l(*a, **k):  # ROUGE-L only (the default rouge_types)
+    return _compute(*a, **k)
 from paddle_rougel.lsum import lcs_positions, make_lsum_batch, split_sentences, union_hits
 from paddle_rougel.settings import SETTINGS, RougeLsumSettings
 from paddle_rougel.text import TextSettings
