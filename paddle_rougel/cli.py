@@ -42,14 +42,16 @@ import numpy as np
 from . import __version__, engine
 # accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
 # this process never imports paddle (about 1 s); state files are the same either way
-from .accumulators import BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator, from_state
+from .accumulators import (BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
+                           RougeLsumAccumulator, from_state)
 from .config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError, build_contest, file_size, read_rows
 from .fileio import OutputError, check_distinct, write_outputs
 from .inputs import make_batch
+from .lsum import make_lsum_batch
 from .progress import Progress
-from .settings import (BONUS_OPTIONS, OPTIONS, ROUGE_OPTIONS, TEXT_OPTIONS, dureader_from_options,
-                       rouge_from_options)
+from .settings import (BONUS_OPTIONS, OPTIONS, ROUGE_OPTIONS, SUMMARY_OPTIONS, TEXT_OPTIONS,
+                       dureader_from_options, lsum_from_options, rouge_from_options)
 
 __all__ = ["main"]
 
@@ -343,7 +345,7 @@ def cmd_compare(args) -> int:
     """Two systems on the same references: DuReader files (--ref_file) or text files (--ref)."""
     names = ["A", "B"]
     if args.ref_file:
-        if len(args.pred_file or []) != 2 or args.hyp or args.ref:
+        if len(args.pred_file or []) != 2 or args.hyp or args.ref or args.summary_level:
             raise CliError("compare DuReader files with --ref_file R --pred_file A --pred_file B")
         values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
         rouge_s, _ = _build(dureader_from_options, values, origin)
@@ -355,15 +357,14 @@ def cmd_compare(args) -> int:
         if len(args.hyp or []) != 2 or not args.ref or args.pred_file:
             raise CliError("compare text files with --ref R [--ref R2 ...] --hyp A --hyp B, or "
                            "DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS)
-        settings = _build(rouge_from_options, values, origin)
+        values, origin, settings, acc_class, metric = _line_metric(args)
         runs = []
         for hyp in args.hyp:
             hyps, refsets = _read_score_inputs(args, hyp)
-            acc = _build(lambda _: RougeLAccumulator(settings), values, origin)
+            acc = _build(lambda _: acc_class(settings), values, origin)
             _score_lines(acc, hyps, refsets)
-            runs.append({"ROUGE-L": acc})
-        files, metric = args.hyp, "rougeL"
+            runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
+        files = args.hyp
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
     rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
     _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
@@ -465,6 +466,8 @@ def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
     for acc in accs.values():
         if isinstance(acc, DuReaderRougeLAccumulator):
             want = _build(dureader_from_options, values, origin)[0]
+        elif isinstance(acc, RougeLsumAccumulator):
+            want = _build(lsum_from_options, values, origin)
         elif isinstance(acc, BleuAccumulator):
             want = _build(lambda v: dureader_from_options(v)[1], values, origin)
             want = type(want)(n_size=acc.settings.n_size, yesno_weight=want.yesno_weight,
@@ -481,7 +484,8 @@ def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
     ordered = [a for a in accs.values() if isinstance(a, RougeLAccumulator)] + \
               [a for a in accs.values() if isinstance(a, BleuAccumulator)]
     for acc in ordered:
-        name = "ROUGE-L" if isinstance(acc, RougeLAccumulator) else f"BLEU-{acc.settings.n_size}"
+        name = ("ROUGE-Lsum" if isinstance(acc, RougeLsumAccumulator) else "ROUGE-L") \
+            if isinstance(acc, RougeLAccumulator) else f"BLEU-{acc.settings.n_size}"
         if name in result:  # two states of one kind would print one number for two data sets
             raise CliError(f"{where}: holds two {name} states")
         try:
@@ -548,14 +552,35 @@ def _read_lines(path: str) -> List[str]:
 
 
 def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]]) -> None:
+    """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
+    sentences under the newline split (a line cannot hold a newline)."""
     n = len(hyps)
+    summary = isinstance(acc, RougeLsumAccumulator)
+    if summary and acc.settings.split == "newline":
+        hyps = [h.replace("<n>", "\n") for h in hyps]
+        refsets = [[r.replace("<n>", "\n") for r in rs] for rs in refsets]
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
-        acc.add_now(make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer))
+        if summary:
+            batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
+                                    acc.settings.raw_text(), base=lo)
+        else:
+            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer)
+        acc.add_now(batch)
         bar.update(hi - lo)
     bar.close()
+
+
+def _line_metric(args):
+    """(values, origin, settings, accumulator class, signature name) of `score` / text `compare`."""
+    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + SUMMARY_OPTIONS)
+    if args.summary_level:
+        return values, origin, _build(lsum_from_options, values, origin), RougeLsumAccumulator, "rougeLsum"
+    if "split" in values:
+        raise CliError(f"{origin['split']}: a sentence split needs --summary-level (ROUGE-Lsum)")
+    return values, origin, _build(rouge_from_options, values, origin), RougeLAccumulator, "rougeL"
 
 
 def _read_score_inputs(args, hyp: str) -> Tuple[List[str], List[List[str]]]:
@@ -571,24 +596,25 @@ def _read_score_inputs(args, hyp: str) -> Tuple[List[str], List[List[str]]]:
 
 
 def cmd_score(args) -> int:
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS)
-    settings = _build(rouge_from_options, values, origin)
+    values, origin, settings, acc_class, metric = _line_metric(args)
     outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
     check_distinct(_inputs(args, "--hyp") + [("--ref", p) for p in args.ref if p != "-"], outputs)
     hyps, refsets = _read_score_inputs(args, args.hyp)
     keep = args.confidence is not None
-    acc = _build(lambda _: RougeLAccumulator(settings, keep), values, origin)  # jieba missing, ...
+    acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
     _score_lines(acc, hyps, refsets)
     mean = acc.scores()
-    scores = {"ROUGE-L": mean.fmeasure, "ROUGE-L-P": mean.precision, "ROUGE-L-R": mean.recall}
+    name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
+    scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}
     _check_finite(scores, _weights(values, origin))
-    signature = _signature("rougeL", settings, *_ci_signature(args))
+    signature = _signature(metric, settings, *_ci_signature(args))
     text = _per_instance_text([(("line", i + 1),) for i in range(len(hyps))], acc.per_instance()) \
         if args.per_instance else None
-    _write_results(args, text, {"rouge_l": acc.state_dict()}, signature)
+    _write_results(args, text, {"rouge_lsum" if args.summary_level else "rouge_l": acc.state_dict()},
+                   signature)
     if keep:  # the interval is of the score (F); P and R are printed as they are
-        scores = {"ROUGE-L": scores["ROUGE-L"]}
-    _print_scores(args, {"ROUGE-L": acc}, scores, signature, [f"lines scored: {len(hyps)}"])
+        scores = {name: scores[name]}
+    _print_scores(args, {name: acc}, scores, signature, [f"lines scored: {len(hyps)}"])
     return 0
 
 
@@ -613,6 +639,12 @@ def _seed(text: str) -> int:
     if not 0 <= v < 2 ** 64:
         raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**64), got {text}")
     return v
+
+
+def _add_summary(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--summary-level", "--summary_level", dest="summary_level", action="store_true",
+                   help="ROUGE-Lsum (summary-level, union LCS over sentences) instead of ROUGE-L")
+    _add_options(p, SUMMARY_OPTIONS)
 
 
 def _add_confidence(p: argparse.ArgumentParser) -> None:
@@ -655,6 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--ref", required=True, action="append",
                     help="references, one per line; repeat for several reference sets (- for stdin)")
     _add_options(sc, ROUGE_OPTIONS + TEXT_OPTIONS)
+    _add_summary(sc)
     _add_outputs(sc, "write one JSON line per hypothesis line: line, P, R, F")
     _add_confidence(sc)
     sc.set_defaults(func=cmd_score)
@@ -671,6 +704,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
+    _add_summary(c)
     c.add_argument("--config", help="YAML config file or preset name")
     c.add_argument("--format", choices=("json", "table"), default="json")
     c.set_defaults(func=cmd_compare, confidence=None)

@@ -267,7 +267,12 @@ BONUS_OPTIONS = (
     Option("entity_weight", ("--entity-weight", "--entity_weight"), float,
            "DuReader entity bonus weight (default 1.0; old name: --beta)"),
 )
-OPTIONS = {o.key: o for o in ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS}
+SUMMARY_OPTIONS = (
+    Option("split", ("--split",), str,
+           "ROUGE-Lsum sentences: newline (default; in a line file, <n> separates sentences), "
+           "zh (after 。！？；), en (after . ! ? and a space)", ("newline", "zh", "en")),
+)
+OPTIONS = {o.key: o for o in ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS + SUMMARY_OPTIONS}
 
 
 def _text_of(values: dict) -> TextSettings:
@@ -358,3 +363,11 @@ class RougeLsumSettings(_Settings):
 
 
 SETTINGS["RougeLsum"] = RougeLsumSettings
+
+
+def lsum_from_options(values: dict) -> "RougeLsumSettings":
+    """RougeLsumSettings (summary-level) from option values, as :func:`rouge_from_options`."""
+    kw = {k: values[k] for k in ("gamma", "alpha", "multi_ref", "split") if k in values}
+    if kw.get("alpha") is not None:
+        kw["gamma"] = None
+    return RougeLsumSettings(text=_text_of(values), **kw)

@@ -107,3 +107,25 @@ def test_dureader_with_word_tokens_and_lowercase(capsys):
                        "--lowercase", "yes")
     assert rc == 0 and "tok:zh|norm:none|lc:yes" in err
     assert set(json.loads(out)) == {"ROUGE-L", "BLEU-4"}
+
+
+def test_score_summary_level_equals_rouge_score(capsys, tmp_path):
+    """`score --summary-level`: ROUGE-Lsum of line files, <n> between a line's sentences (issue 11)."""
+    from rouge_score import rouge_scorer
+
+    hyp, ref, st = tmp_path / "h.txt", tmp_path / "r.txt", tmp_path / "s.json"
+    hyp.write_text("the cat sat on the mat<n>it was happy\nhello world\n", encoding="utf-8")
+    ref.write_text("a cat sat on a mat<n>the cat was very happy\nhello there world\n", encoding="utf-8")
+    rc, out, err = run(capsys, "score", "--hyp", hyp, "--ref", ref, "--summary-level", "--tokenize",
+                       "rouge_score", "--gamma", "1", "--multi-ref", "best", "--save-state", st)
+    assert rc == 0 and err.splitlines()[-1].startswith("rougeLsum|gamma:1.0|multi_ref:best|split:newline|")
+    scorer = rouge_scorer.RougeScorer(["rougeLsum"])
+    want = [scorer.score(r.replace("<n>", "\n"), h.replace("<n>", "\n"))["rougeLsum"] for h, r in
+            zip(hyp.read_text().splitlines(), ref.read_text().splitlines())]
+    got = json.loads(out)
+    assert got["ROUGE-Lsum"] == round(sum(s.fmeasure for s in want) / 2 * 100, 2)
+    assert got["ROUGE-Lsum-P"] == round(sum(s.precision for s in want) / 2 * 100, 2)
+    rc, merged, _ = run(capsys, "merge", st)
+    assert rc == 0 and json.loads(merged) == {"ROUGE-Lsum": got["ROUGE-Lsum"]}
+    rc, _, err = run(capsys, "score", "--hyp", hyp, "--ref", ref, "--split", "zh")
+    assert rc == 2 and "--summary-level" in err
