@@ -301,7 +301,7 @@ def dureader_from_options(values: dict):
         if not 0 < a <= 1:
             raise SettingsError(f"alpha {alpha} has no gamma equivalent (the DuReader metric needs "
                                 "0 < alpha <= 1, or a gamma)")
-        gamma = math.sqrt((1.0 - a) / a)
+        gamma = scoring.gamma_from_alpha(a)
         if not math.isfinite(gamma):
             raise SettingsError(f"alpha {alpha} is too small (gamma = sqrt((1 - alpha) / alpha) "
                                 "is not finite)")
