@@ -44,8 +44,10 @@ positions -1 and invalid step-side positions -3.  An LCS with never-matching
 fillers equals the LCS with the fillers removed, so masking is exact as long
 as the lengths count only valid tokens.
 
-Host synchronisation: one, to read the two maximal lengths (the loop bound
-and the word count).
+Host synchronisation in this module: one, to read the two maximal lengths
+(the loop bound and the word count).  The conversion before it
+(:func:`paddle_rougel.convert.prepare`) adds one for ids beyond +-2**61 and,
+with a vocab, one for ids the vocab lacks.
 
 Portability (Paddle 2.6 to 3.3): new tensors are derived from the inputs with
 ``*_like``, ``cumsum`` and ``scatter_nd``, which allocate on their input's
