@@ -105,8 +105,37 @@ class _Settings:
             raise SettingsError(f"{where}: {e}") from None
 
 
+class _Weighted(_Settings):
+    """The F weighting (gamma or alpha) and the multi-reference mode of ROUGE-L and ROUGE-Lsum."""
+
+    def _check_weighting(self) -> None:
+        """gamma or alpha (exactly one), and multi_ref: shared by ROUGE-L and ROUGE-Lsum."""
+        if self.alpha is not None:
+            if self.gamma is not None:
+                raise SettingsError("give gamma or alpha, not both")
+            self._set("alpha", scoring.check_alpha(self.alpha))
+        else:
+            self._set("gamma", scoring.check_gamma(1.2 if self.gamma is None else self.gamma))
+        if self.multi_ref not in scoring.MULTI_REF_MODES:
+            raise SettingsError(f"multi_ref must be one of {', '.join(scoring.MULTI_REF_MODES)}, "
+                                f"got {self.multi_ref!r}")
+
+    def f(self, p, r):
+        """The F-measure of per-pair P and R under this weighting."""
+        if self.alpha is None:
+            return scoring.f_gamma(p, r, self.gamma)
+        if self.alpha < 0:
+            return scoring.f_t2t(p, r)
+        return scoring.f_alpha(p, r, self.alpha)
+
+    def f_name(self) -> str:
+        if self.alpha is None:
+            return f"gamma:{self.gamma}"
+        return "f:t2t" if self.alpha < 0 else f"alpha:{self.alpha}"
+
+
 @dataclass(frozen=True)
-class RougeLSettings(_Settings):
+class RougeLSettings(_Weighted):
     """ROUGE-L: the F weighting, how references combine, and the device-path cuts.
 
     F weighting: ``gamma`` (paddlenlp, DuReader: F = (1+g^2)PR / (R+g^2 P)), or
@@ -124,15 +153,7 @@ class RougeLSettings(_Settings):
 
     def __post_init__(self):
         self._check_text()
-        if self.alpha is not None:
-            if self.gamma is not None:
-                raise SettingsError("give gamma or alpha, not both")
-            self._set("alpha", scoring.check_alpha(self.alpha))
-        else:
-            self._set("gamma", scoring.check_gamma(1.2 if self.gamma is None else self.gamma))
-        if self.multi_ref not in scoring.MULTI_REF_MODES:
-            raise SettingsError(f"multi_ref must be one of {', '.join(scoring.MULTI_REF_MODES)}, "
-                                f"got {self.multi_ref!r}")
+        self._check_weighting()
         self._set("pad_id", _opt_id(self.pad_id, "pad_id"))
         self._set("eos_id", _opt_id(self.eos_id, "eos_id"))
         if not isinstance(self.paddlenlp_compat, (bool, np.bool_)):
@@ -141,19 +162,6 @@ class RougeLSettings(_Settings):
         if self.paddlenlp_compat and (self.pad_id is not None or self.eos_id is not None):
             raise SettingsError("paddlenlp_compat=True reproduces paddlenlp's conversion, which has "
                                 "no pad_id / eos_id: leave them None")
-
-    def f(self, p, r):
-        """The F-measure of per-pair P and R under this weighting."""
-        if self.alpha is None:
-            return scoring.f_gamma(p, r, self.gamma)
-        if self.alpha < 0:
-            return scoring.f_t2t(p, r)
-        return scoring.f_alpha(p, r, self.alpha)
-
-    def f_name(self) -> str:
-        if self.alpha is None:
-            return f"gamma:{self.gamma}"
-        return "f:t2t" if self.alpha < 0 else f"alpha:{self.alpha}"
 
     def signature(self) -> str:
         parts = [self.f_name(), f"multi_ref:{self.multi_ref}", self.text.signature()]
@@ -315,7 +323,7 @@ def dureader_from_options(values: dict):
 # ---------------------------------------------------------------- ROUGE-Lsum
 
 @dataclass(frozen=True)
-class RougeLsumSettings(_Settings):
+class RougeLsumSettings(_Weighted):
     """ROUGE-Lsum (summary-level union LCS): the F weighting and reference combination of
     ROUGE-L, how a text is split into sentences (``split``: see :mod:`paddle_rougel.lsum`),
     and the text settings, applied to each sentence.
@@ -337,20 +345,9 @@ class RougeLsumSettings(_Settings):
         from .lsum import SPLITS
 
         self._check_text()
-        if self.alpha is not None:
-            if self.gamma is not None:
-                raise SettingsError("give gamma or alpha, not both")
-            self._set("alpha", scoring.check_alpha(self.alpha))
-        else:
-            self._set("gamma", scoring.check_gamma(1.2 if self.gamma is None else self.gamma))
-        if self.multi_ref not in scoring.MULTI_REF_MODES:
-            raise SettingsError(f"multi_ref must be one of {', '.join(scoring.MULTI_REF_MODES)}, "
-                                f"got {self.multi_ref!r}")
+        self._check_weighting()
         if self.split not in SPLITS:
             raise SettingsError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
-
-    f = RougeLSettings.f            # the same weighting code as ROUGE-L
-    f_name = RougeLSettings.f_name
 
     def raw_text(self) -> bool:
         """rouge-score's own text handling (newline split, its tokenizer, no stemming):
