@@ -3,11 +3,12 @@
 Public API:
 
 * :class:`RougeL`: ``paddle.metric.Metric``, a drop-in for ``paddlenlp.metrics.RougeL``.
+* :class:`RougeLsum`: summary-level ROUGE-L (union LCS over sentences), as rouge-score's ``rougeLsum``.
 * :class:`RougeLForDuReader` / :class:`BLEUForDuReader`: the DuReader contest metrics (with bonus).
 * :func:`compute`: one call from texts to a dict of ROUGE-L F, P, R.
 * :func:`compare`: a paired significance test of two systems (``metric.confidence_interval()``
   gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
-* :func:`rouge_l`: TF-Text compatible functional ROUGE-L (F, P, R per pair).
+* :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
@@ -23,13 +24,14 @@ __version__ = "0.1.0"
 
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
-from .functional import RougeLOutput, compare, compute, rouge_l
+from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
 # use, so that `import paddle_rougel` and the command line stay fast.
 _LAZY = {
     "RougeL": "metric",
+    "RougeLsum": "metric",
     "RougeLForDuReader": "dureader",
     "BLEUForDuReader": "bleu",
     "lcs_device": "device",
@@ -54,9 +56,11 @@ def __dir__():
 
 __all__ = [
     "RougeL",
+    "RougeLsum",
     "RougeLForDuReader",
     "BLEUForDuReader",
     "rouge_l",
+    "rouge_lsum",
     "compute",
     "compare",
     "RougeLOutput",
@@ -72,9 +76,3 @@ __all__ = [
     "gamma_from_alpha",
     "__version__",
 ]
-
-# ROUGE-Lsum (summary-level ROUGE-L): the metric loads lazily like RougeL.
-from .functional import rouge_lsum  # noqa: E402
-
-_LAZY["RougeLsum"] = "metric"
-__all__ += ["RougeLsum", "rouge_lsum"]
