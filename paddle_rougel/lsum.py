@@ -151,8 +151,13 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     if len(cands) != len(ref_lists):
         raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
 
-    if raw_text and _all_text(cands, ref_lists):  # the common case, checked at C speed
-        return Batch(tuple(cands), tuple(map(tuple, ref_lists)), False, None, None, tokenizer is not None)
+    if raw_text:  # the common case: every summary a str, checked and snapshotted at C speed
+        if engine.backend() == "c":
+            snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists)
+        else:
+            snap = (tuple(cands), tuple(map(tuple, ref_lists))) if _all_text(cands, ref_lists) else None
+        if snap is not None:
+            return Batch(snap[0], snap[1], False, None, None, tokenizer is not None)
 
     def one(x, where):
         if raw_text and type(x) is str:
@@ -234,7 +239,7 @@ def score_batch(cands: tuple, ref_lists: tuple, prepare: Callable[[str], tuple],
     """Hits of a batch from ``make_lsum_batch``: raw ``str`` summaries (``raw_text``) go
     through the C text path when every summary is an ASCII str, else ``prepare(text)``
     (split + tokenize in Python) first."""
-    if engine.backend() == "c" and cands and set(map(type, cands)) == {str}:
+    if engine.backend() == "c" and cands and type(cands[0]) is str:  # lsum_text checks them all
         out = engine._c_ext.lsum_text(cands, ref_lists, threads or engine.default_threads())
         if out is not None:
             ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))

@@ -102,7 +102,7 @@ static void pair_one_word(Work *w, int64_t n, const uint32_t *b, int64_t m, uint
     int64_t cur = popcount64(~V & low_bits(n)), i = m, j = n;
     while (cur > 0) {  /* cur = t[i][j]; at 0 no match is left */
         const uint64_t M = mw[b[i - 1]];
-        const uint64_t stop = (M | ~rows[i - 1]) & low_bits(j);  /* nonzero: cur > 0 cannot reach j = 0 */
+        const uint64_t stop = (M | ~rows[i - 1]) & (~(uint64_t)0 >> (64 - j));  /* j >= cur > 0; stop != 0 */
         const int p = top_bit(stop);
         j = p + 1;
         if ((M >> p) & 1) { mark[i - 1] = 1; j = p; cur--; }
@@ -289,10 +289,44 @@ int lsum_range(void *ctx, size_t begin, size_t end) {
 
 /* ------------------------------------------------------------ ASCII text */
 
-/* [A-Za-z0-9]: rouge-score's token characters (after lowercasing) */
-static inline int is_alnum(unsigned char c) {
-    return (unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 26u;
+/* Tokenizing 8 bytes at a time (SWAR): byte k of a word is text byte q + k,
+ * loaded little-endian; every byte of an ASCII text is < 0x80. */
+#define B8(x) ((uint64_t)(x) * 0x0101010101010101ull)
+
+/* 0x80 in each byte of x (bytes < 0x80) that lies in [lo, hi], 0 elsewhere. */
+static inline uint64_t bytes_in(uint64_t x, unsigned lo, unsigned hi) {
+    return (x + B8(0x80 - lo)) & ~(x + B8(0x7F - hi)) & B8(0x80);
 }
+
+/* [A-Za-z0-9]: rouge-score's token characters (for them, c | 0x20 is the lowercase) */
+static inline uint64_t alnum8(uint64_t x) { return bytes_in(x, '0', '9') | bytes_in(x | B8(0x20), 'a', 'z'); }
+
+/* Bytes c[q .. min(q + 8, len)), zero bytes after the end (no token character). */
+static inline uint64_t load8(const char *c, int64_t q, int64_t len) {
+    uint64_t x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (q + 8 <= len) {
+        memcpy(&x, c + q, 8);  /* a fixed size: one load */
+        return x;
+    }
+#endif
+    for (int64_t e = 0; e < 8 && q + e < len; e++) x |= (uint64_t)(unsigned char)c[q + e] << (8 * e);
+    return x;
+}
+
+/* Index of the first byte flagged (0x80) in m != 0. */
+static inline int first_byte(uint64_t m) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(m) >> 3;
+#else
+    int b = 0;
+    while (!(m & 0x80)) { m >>= 8; b++; }
+    return b;
+#endif
+}
+
+/* The bytes below byte k (k in 0..8) of a word. */
+static inline uint64_t below_byte(int k) { return k >= 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * k)) - 1); }
 
 static int words_reserve(Work *w, size_t need) {
     if (grow((void **)&w->longs, &w->longs_cap, need + 1, sizeof(*w->longs)) < 0) return -1;
@@ -332,26 +366,53 @@ static uint32_t word_id(Work *w, const char *p, uint32_t len, uint64_t key, uint
     }
 }
 
-/* Tokens of one text appended to w->ids, its sentences with tokens to w->soff. */
+/* End of the word that starts at c[q] (a token character; x = load8(c, q, len),
+ * tok = alnum8(x)) and its key (first 8 bytes, lowercased, zero bytes after a
+ * shorter word). */
+static inline int64_t word_end(const char *c, int64_t q, int64_t len, uint64_t x, uint64_t tok, uint64_t *key) {
+    const uint64_t stop = ~tok & B8(0x80);
+    if (stop) {
+        const int k = first_byte(stop);
+        *key = (x | B8(0x20)) & below_byte(k);
+        return q + k;
+    }
+    *key = x | B8(0x20);
+    int64_t e = q + 8;
+    for (;;) {
+        const uint64_t more = ~alnum8(load8(c, e, len)) & B8(0x80);
+        if (more) return e + first_byte(more);  /* the zero bytes after the end stop it */
+        e += 8;
+    }
+}
+
+/* Tokens of one text appended to w->ids, its sentences with tokens to w->soff
+ * (a sentence ends at '\n'; a run of separators is checked for one at once). */
 static int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t *ntok, int64_t *nsent, uint32_t *k) {
     const int64_t first = *ntok;
     int64_t start_tok = *ntok, q = 0;
     while (q < len) {
-        const unsigned char ch = (unsigned char)c[q];
-        if (is_alnum(ch)) {
-            int64_t e = q;
-            uint64_t key = 0;
-            for (; e < len && is_alnum((unsigned char)c[e]); e++)
-                if (e - q < 8) key |= (uint64_t)((unsigned char)c[e] | 0x20) << (8 * (e - q));
+        const uint64_t x = load8(c, q, len), tok = alnum8(x);
+        if (tok & 0x80) {  /* a word starts at q */
+            uint64_t key;
+            const int64_t e = word_end(c, q, len, x, tok, &key);
             w->ids[(*ntok)++] = word_id(w, c + q, (uint32_t)(e - q), key, k);
-            q = e;
+            if (e - q >= 8) { q = e; continue; }
+            /* the separators after a short word start inside x: up to the next word there, or all of x */
+            const uint64_t next = tok & ~below_byte((int)(e - q));
+            const int run = next ? first_byte(next) : 8;
+            if (bytes_in(x, '\n', '\n') & below_byte(run)) {
+                if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
+                start_tok = *ntok;
+            }
+            q += run;
             continue;
         }
-        if (ch == '\n') {
+        const int run = tok ? first_byte(tok) : 8;  /* separators before the next word (or 8) */
+        if (bytes_in(x, '\n', '\n') & below_byte(run)) {
             if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
             start_tok = *ntok;
         }
-        q++;
+        q += run;
     }
     if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
     return *ntok - first;

@@ -354,6 +354,45 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(lsum_text_snapshot_doc,
+"lsum_text_snapshot(cands, ref_lists) -> (cands, ref_lists) as tuples, or None\n\n"
+"cands and ref_lists: lists or tuples of the same length.  None unless every\n"
+"candidate is a str and every reference list a non-empty list or tuple of str\n"
+"(exact types); else a tuple of the candidates and one tuple per reference list.");
+
+/* tuple(seq) of a list or tuple of exact strs; NULL with no error when one is not. */
+static PyObject *str_tuple(PyObject *seq) {
+    const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (!PyUnicode_CheckExact(items[j])) return NULL;
+    if (PyTuple_CheckExact(seq)) { Py_INCREF(seq); return seq; }
+    return PyList_AsTuple(seq);
+}
+
+static PyObject *lsum_text_snapshot(PyObject *self, PyObject *args) {
+    PyObject *cands_in, *lists_in, *cands = NULL, *lists = NULL, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &cands_in, &lists_in)) return NULL;
+    if (!(PyList_CheckExact(cands_in) || PyTuple_CheckExact(cands_in)) ||
+        !(PyList_CheckExact(lists_in) || PyTuple_CheckExact(lists_in)))
+        Py_RETURN_NONE;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(lists_in);
+    if (PySequence_Fast_GET_SIZE(cands_in) != N) Py_RETURN_NONE;
+    if (!(cands = str_tuple(cands_in))) goto done;
+    if (!(lists = PyTuple_New(N))) goto done;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        PyObject *l = PySequence_Fast_ITEMS(lists_in)[i], *t;
+        if (!(PyList_CheckExact(l) || PyTuple_CheckExact(l)) || PySequence_Fast_GET_SIZE(l) == 0) goto done;
+        if (!(t = str_tuple(l))) goto done;
+        PyTuple_SET_ITEM(lists, i, t);
+    }
+    result = PyTuple_Pack(2, cands, lists);
+done:
+    Py_XDECREF(cands); Py_XDECREF(lists);
+    if (!result && !PyErr_Occurred()) Py_RETURN_NONE;
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
@@ -362,6 +401,7 @@ static PyMethodDef methods[] = {
      resample_sums_doc},
     {"lsum_batch", (PyCFunction)(void (*)(void))lsum_batch, METH_VARARGS | METH_KEYWORDS, lsum_batch_doc},
     {"lsum_text", (PyCFunction)(void (*)(void))lsum_text, METH_VARARGS | METH_KEYWORDS, lsum_text_doc},
+    {"lsum_text_snapshot", lsum_text_snapshot, METH_VARARGS, lsum_text_snapshot_doc},
     {NULL, NULL, 0, NULL},
 };
 
