@@ -104,8 +104,10 @@ static void pair_one_word(Work *w, int64_t n, const uint32_t *b, int64_t m, uint
         const uint64_t M = mw[b[i - 1]];
         const uint64_t stop = (M | ~rows[i - 1]) & (~(uint64_t)0 >> (64 - j));  /* j >= cur > 0; stop != 0 */
         const int p = top_bit(stop);
-        j = p + 1;
-        if ((M >> p) & 1) { mark[i - 1] = 1; j = p; cur--; }
+        const int hit = (int)((M >> p) & 1);  /* diagonal (a mark) or up: no branch, it is unpredictable */
+        mark[i - 1] |= (uint8_t)hit;
+        j = p + 1 - hit;
+        cur -= hit;
         i--;
     }
 }
@@ -165,7 +167,9 @@ static int64_t doc_hits(Work *w, const uint32_t *ids, int64_t cand_end, int64_t 
     int64_t h = 0;
     for (int64_t q = q0; q < q1; q++) {
         const uint32_t id = ids[q];
-        if (w->mark[q - cand_end] && w->used[id] < w->cnt[id]) { w->used[id]++; h++; }
+        const uint32_t ok = w->mark[q - cand_end] & (w->used[id] < w->cnt[id]);  /* branchless */
+        w->used[id] += ok;
+        h += ok;
     }
     for (int64_t q = q0; q < q1; q++) w->used[ids[q]] = 0;
     return h;
@@ -388,34 +392,38 @@ static inline int64_t word_end(const char *c, int64_t q, int64_t len, uint64_t x
 /* Tokens of one text appended to w->ids, its sentences with tokens to w->soff
  * (a sentence ends at '\n'; a run of separators is checked for one at once). */
 static int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t *ntok, int64_t *nsent, uint32_t *k) {
-    const int64_t first = *ntok;
-    int64_t start_tok = *ntok, q = 0;
+    /* locals, not *ntok, *nsent, *k: stores to ids[] (uint32_t) may alias those */
+    uint32_t *ids = w->ids, kk = *k;
+    int64_t *soff = w->soff, nt = *ntok, ns = *nsent;
+    const int64_t first = nt;
+    int64_t start_tok = nt, q = 0;
     while (q < len) {
         const uint64_t x = load8(c, q, len), tok = alnum8(x);
         if (tok & 0x80) {  /* a word starts at q */
             uint64_t key;
             const int64_t e = word_end(c, q, len, x, tok, &key);
-            w->ids[(*ntok)++] = word_id(w, c + q, (uint32_t)(e - q), key, k);
+            ids[nt++] = word_id(w, c + q, (uint32_t)(e - q), key, &kk);
             if (e - q >= 8) { q = e; continue; }
             /* the separators after a short word start inside x: up to the next word there, or all of x */
             const uint64_t next = tok & ~below_byte((int)(e - q));
             const int run = next ? first_byte(next) : 8;
             if (bytes_in(x, '\n', '\n') & below_byte(run)) {
-                if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
-                start_tok = *ntok;
+                if (nt > start_tok) soff[++ns] = nt;
+                start_tok = nt;
             }
             q += run;
             continue;
         }
         const int run = tok ? first_byte(tok) : 8;  /* separators before the next word (or 8) */
         if (bytes_in(x, '\n', '\n') & below_byte(run)) {
-            if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
-            start_tok = *ntok;
+            if (nt > start_tok) soff[++ns] = nt;
+            start_tok = nt;
         }
         q += run;
     }
-    if (*ntok > start_tok) w->soff[++*nsent] = *ntok;
-    return *ntok - first;
+    if (nt > start_tok) soff[++ns] = nt;
+    *ntok = nt; *nsent = ns; *k = kk;
+    return nt - first;
 }
 
 static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
