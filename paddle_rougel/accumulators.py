@@ -106,11 +106,12 @@ class Accumulator:
 
     def add(self, batch: Batch) -> None:
         """Buffer a validated batch; scored when FLUSH_AT instances wait or on a read."""
-        if not len(batch):
+        n = len(batch.cands)  # (Batch.__len__ is a Python call: this is the add_inst hot path)
+        if not n:
             return
         with self._lock:
             self._pending.append(batch)
-            self._n_pending += len(batch)
+            self._n_pending += n
             if self._n_pending >= FLUSH_AT:
                 self.flush()
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from .accumulators import BleuAccumulator
-from .inputs import make_batch
+from .inputs import make_batch, plain_instance
 from .metric import PaddleMetric, reject_unknown
 from .settings import BleuSettings
 from .text import TextSettings
@@ -85,8 +85,10 @@ class BLEUForDuReader(PaddleMetric):
             entity_ref: entities (strings) for the entity bonus (used when the
                 yes/no bonus does not apply).
         """
-        self._acc.add(make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
-                                 base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
+        tok, no_bonus = self._acc.tokenizer, (yn_label is None or yn_ref is None) and entity_ref is None
+        batch = plain_instance(cand, ref_list) if tok is None and no_bonus else None
+        self._acc.add(batch or make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
+                                          base=self._acc.n_seen(), tokenizer=tok))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None) -> None:

@@ -26,7 +26,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["prepare", "host_tokens", "vocab_table", "VocabTable", "check_packed", "on_host", "as_tensor"]
+__all__ = ["prepare", "host_tokens", "rows", "vocab_table", "VocabTable", "check_packed", "on_host",
+           "as_tensor"]
 
 # |id| below this: the device LCS encodes a valid token t as 2t in an int64
 _ID_LIMIT = 1 << 61
@@ -363,8 +364,12 @@ def host_tokens(output: Any, label: Any, seq_mask: Any = None, *, pad_id: Option
     """
     out, lab = _host_array(output, "output"), _host_array(label, "label")
     mask = None if seq_mask is None else _host_array(seq_mask, "seq_mask")
-    cand, cv, ref, rv = _rules(out, lab, mask, _Numpy, pad_id, eos_id, canon, mask_logits)
-    return [c[v] for c, v in zip(cand, cv)], [r[v] for r, v in zip(ref, rv)]
+    return rows(*_rules(out, lab, mask, _Numpy, pad_id, eos_id, canon, mask_logits))
+
+
+def rows(cand: np.ndarray, cand_valid: np.ndarray, ref: np.ndarray, ref_valid: np.ndarray):
+    """Per row, the valid ids of each side (numpy [B, T] arrays in, two lists of arrays out)."""
+    return [c[v] for c, v in zip(cand, cand_valid)], [r[v] for r, v in zip(ref, ref_valid)]
 
 
 _PADDLE_NS = []

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import scoring
 from .accumulators import DuReaderRougeLAccumulator
-from .inputs import make_batch
+from .inputs import make_batch, plain_instance
 from .metric import RougeL, reject_unknown
 from .settings import DuReaderRougeLSettings
 from .text import TextSettings
@@ -77,8 +77,10 @@ class RougeLForDuReader(RougeL):
             yn_ref: one label per reference (checked: same length as ``ref_list``).
             entity_ref: entities for the entity bonus (used when the yes/no bonus does not apply).
         """
-        self._acc.add(make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
-                                 base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
+        tok, no_bonus = self._acc.tokenizer, (yn_label is None or yn_ref is None) and entity_ref is None
+        batch = plain_instance(cand, ref_list) if tok is None and no_bonus else None
+        self._acc.add(batch or make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
+                                          base=self._acc.n_seen(), tokenizer=tok))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None

@@ -44,7 +44,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import engine
-from .inputs import Batch, check_tokens
+from .inputs import Batch, check_tokens, ref_items
 
 __all__ = ["SPLITS", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions", "union_hits",
            "make_lsum_batch", "score_batch"]
@@ -81,11 +81,7 @@ class LsumResult(NamedTuple):
     ref_len: np.ndarray
     ref_count: np.ndarray
 
-    @property
-    def offsets(self) -> np.ndarray:
-        out = np.zeros(len(self.ref_count) + 1, dtype=np.int64)
-        np.cumsum(self.ref_count, out=out[1:])
-        return out
+    offsets = engine.LcsResult.offsets  # the references of instance i: offsets[i]:offsets[i+1]
 
 
 # ------------------------------------------------------------------ inputs
@@ -111,21 +107,7 @@ def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> t
 
 
 def _ref_list(refs: Any, index: int) -> tuple:
-    if refs is None or isinstance(refs, (str, bytes)):
-        got = "None" if refs is None else f"a bare {type(refs).__name__}"
-        raise TypeError(f"instance {index}: ref_list must be a list of reference summaries, got {got} "
-                        "(wrap a single reference as [ref])")
-    if isinstance(refs, (Set, Mapping)):
-        raise TypeError(f"instance {index}: ref_list must be an ordered list of references, "
-                        f"got {type(refs).__name__}")
-    try:
-        out = tuple(refs)
-    except TypeError:
-        raise TypeError(f"instance {index}: ref_list must be a list of reference summaries, "
-                        f"got {type(refs).__name__}") from None
-    if not out:
-        raise ValueError(f"instance {index}: ref_list is empty (need at least one reference)")
-    return out
+    return ref_items(refs, index, "reference summaries")
 
 
 def _all_text(cands: Sequence, ref_lists: Sequence) -> bool:

@@ -25,7 +25,7 @@ import numpy as np
 from . import convert, engine, scoring
 from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator, RougeLAccumulator
-from .inputs import make_batch
+from .inputs import make_batch, plain_instance
 from .settings import RougeLSettings, suggest
 from .text import TextSettings
 
@@ -126,6 +126,12 @@ class PaddleMetric(paddle.metric.Metric):
         new.__dict__.update(self.__dict__)
         new._acc = copy.deepcopy(self._acc)
         return new
+
+
+def _host_lcs(cands: list, refs: list) -> np.ndarray:
+    """[B, 3] int64 (lcs, cand_len, ref_len) of row-aligned id arrays, by the C engine."""
+    res = engine.lcs_batch(cands, [[r] for r in refs])
+    return np.stack([res.lcs, res.cand_len, res.ref_len], axis=1)
 
 
 def _is_float(x: Any) -> bool:
@@ -236,7 +242,9 @@ class RougeL(PaddleMetric):
         The tokens are copied now; a bad instance raises naming its index
         (counted from 0 since the last reset) and changes nothing.
         """
-        self._acc.add(make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
+        tok = self._acc.tokenizer
+        batch = plain_instance(cand, ref_list) if tok is None else None
+        self._acc.add(batch or make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=tok))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score.
@@ -301,20 +309,25 @@ class RougeL(PaddleMetric):
         return args[self.output_index], label, (args[k + 1] if n_labels == 2 else None)
 
     def _packed(self, output, label, seq_mask):
-        """(lcs, cand_len, ref_len) per row: numpy on the host path, a tensor on the device path."""
+        """(lcs, cand_len, ref_len) per row: numpy on the host, a tensor on an accelerator.
+
+        numpy data: the rules in numpy, then the C engine.  A tensor: the rules
+        with Paddle ops on its place (the logits are never copied), then the C
+        engine on the [B, T] ids when that place is the CPU, else the Paddle-op LCS.
+        """
         s = self._acc.settings
         cuts = dict(pad_id=s.pad_id, eos_id=s.eos_id, mask_logits=s.paddlenlp_compat)
-        if convert.on_host(output):
+        if not isinstance(output, paddle.Tensor) and convert.on_host(output):
             canon = None if self._vtable is None else self._vtable.current()
-            cands, refs = convert.host_tokens(output, label, seq_mask, canon=canon, **cuts)
-            res = engine.lcs_batch(cands, [[r] for r in refs])
-            return np.stack([res.lcs, res.cand_len, res.ref_len], axis=1)
+            return _host_lcs(*convert.host_tokens(output, label, seq_mask, canon=canon, **cuts))
         from . import device
 
         with paddle.no_grad():
             out = convert.as_tensor(output, "output")
             canon = None if self._vtable is None else self._vtable.tensor(out.place)
             cand, cv, ref, rv = convert.prepare(out, label, seq_mask, canon=canon, **cuts)
+            if convert.on_host(out):
+                return _host_lcs(*convert.rows(cand.numpy(), cv.numpy(), ref.numpy(), rv.numpy()))
             lcs = device.lcs_masked(cand, cv, ref, rv)
             return paddle.stack([lcs, cv.astype("int64").sum(axis=1),
                                  rv.astype("int64").sum(axis=1)], axis=1)
