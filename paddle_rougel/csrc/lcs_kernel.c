@@ -18,14 +18,10 @@
 #include <string.h>
 
 #include "bitops.h"
+#include "tokmap.h"
 
 typedef struct {
-    /* open-addressing map token -> local id, generation-stamped (no clears) */
-    tok_t *keys;
-    uint32_t *vals;
-    uint32_t *stamp;
-    uint32_t gen;
-    size_t cap;                /* power of two */
+    TokMap map;                /* token -> local id */
     uint32_t *a_ids;           /* candidate local ids */
     uint32_t *b_ids;           /* all references' local ids, concatenated */
     uint64_t *mw;              /* masks of the current word, by local id */
@@ -33,62 +29,32 @@ typedef struct {
     size_t a_cap, b_cap, mw_cap, carry_cap;
 } Work;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elt) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, c * elt);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-static int map_reserve(Work *w, size_t need) {
-    size_t cap = 1024;
-    while (cap < 2 * need) cap *= 2;
-    if (cap <= w->cap) return 0;
-    free(w->keys); free(w->vals); free(w->stamp);
-    w->keys = (tok_t *)malloc(cap * sizeof(tok_t));
-    w->vals = (uint32_t *)malloc(cap * sizeof(uint32_t));
-    w->stamp = (uint32_t *)calloc(cap, sizeof(uint32_t));
-    w->gen = 0;
-    if (!w->keys || !w->vals || !w->stamp) { w->cap = 0; return -1; }
-    w->cap = cap;
-    return 0;
-}
-
 static void work_free(Work *w) {
-    free(w->keys); free(w->vals); free(w->stamp);
+    tokmap_free(&w->map);
     free(w->a_ids); free(w->b_ids); free(w->mw); free(w->carry);
-}
-
-static inline size_t hash_tok(tok_t t) {
-    uint32_t h = (t ^ (t >> 16)) * 0x45d9f3bu;
-    return h ^ (h >> 16);
 }
 
 /* a_ids / b_ids for one instance; returns the alphabet size k, or -1. */
 static int64_t local_ids(Work *w, const tok_t *a, int64_t n, const tok_t *b, int64_t total_b) {
-    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (tokmap_reserve(&w->map, (size_t)n) < 0) return -1;
     if (grow((void **)&w->a_ids, &w->a_cap, (size_t)n, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->b_ids, &w->b_cap, (size_t)total_b, sizeof(uint32_t)) < 0) return -1;
-    if (++w->gen == 0) { memset(w->stamp, 0, w->cap * sizeof(uint32_t)); w->gen = 1; }
-    const size_t mask = w->cap - 1;
-    const uint32_t gen = w->gen;
+    tokmap_clear(&w->map);
+    const size_t mask = w->map.cap - 1;
+    const uint32_t gen = w->map.gen;
     uint32_t k = 0;
     for (int64_t p = 0; p < n; p++) {
         tok_t t = a[p];
-        size_t h = hash_tok(t) & mask;
-        while (w->stamp[h] == gen && w->keys[h] != t) h = (h + 1) & mask;
-        if (w->stamp[h] != gen) { w->stamp[h] = gen; w->keys[h] = t; w->vals[h] = ++k; }
-        w->a_ids[p] = w->vals[h];
+        size_t h = tokmap_hash(t) & mask;
+        while (w->map.stamp[h] == gen && w->map.keys[h] != t) h = (h + 1) & mask;
+        if (w->map.stamp[h] != gen) { w->map.stamp[h] = gen; w->map.keys[h] = t; w->map.vals[h] = ++k; }
+        w->a_ids[p] = w->map.vals[h];
     }
     for (int64_t q = 0; q < total_b; q++) {
         tok_t t = b[q];
-        size_t h = hash_tok(t) & mask;
-        while (w->stamp[h] == gen && w->keys[h] != t) h = (h + 1) & mask;
-        w->b_ids[q] = (w->stamp[h] == gen) ? w->vals[h] : 0;
+        size_t h = tokmap_hash(t) & mask;
+        while (w->map.stamp[h] == gen && w->map.keys[h] != t) h = (h + 1) & mask;
+        w->b_ids[q] = (w->map.stamp[h] == gen) ? w->map.vals[h] : 0;
     }
     return k;
 }

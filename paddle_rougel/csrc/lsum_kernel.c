@@ -22,13 +22,10 @@
 #include <string.h>
 
 #include "bitops.h"
+#include "tokmap.h"
 
 typedef struct {
-    /* token -> local id map, generation-stamped (as lcs_kernel.c) */
-    tok_t *keys;
-    uint32_t *vals, *stamp;
-    uint32_t gen;
-    size_t cap;
+    TokMap map;          /* token -> local id */
     uint32_t *ids;       /* local ids of the instance's tokens */
     uint64_t *mw;        /* match masks of the current candidate word, by local id */
     uint64_t *rows;      /* rows of the current pair */
@@ -45,19 +42,8 @@ typedef struct {
     size_t ids_cap, mw_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, soff_cap, dsent_cap;
 } Work;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elt) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, c * elt);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static void work_free(Work *w) {
-    free(w->keys); free(w->vals); free(w->stamp); free(w->ids); free(w->mw); free(w->rows);
+    tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->rows);
     free(w->carry); free(w->mark); free(w->cnt); free(w->used); free(w->words); free(w->longs); free(w->soff);
     free(w->dsent);
 }
@@ -218,39 +204,20 @@ static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k
 
 /* ------------------------------------------------------ token-id batches */
 
-static inline size_t hash_tok(tok_t t) {
-    uint32_t h = (t ^ (t >> 16)) * 0x45d9f3bu;
-    return h ^ (h >> 16);
-}
-
-static int map_reserve(Work *w, size_t need) {
-    size_t cap = 1024;
-    while (cap < 2 * need) cap *= 2;
-    if (cap <= w->cap) return 0;
-    free(w->keys); free(w->vals); free(w->stamp);
-    w->keys = (tok_t *)malloc(cap * sizeof(tok_t));
-    w->vals = (uint32_t *)malloc(cap * sizeof(uint32_t));
-    w->stamp = (uint32_t *)calloc(cap, sizeof(uint32_t));
-    w->gen = 0;
-    if (!w->keys || !w->vals || !w->stamp) { w->cap = 0; return -1; }
-    w->cap = cap;
-    return 0;
-}
-
 /* w->ids for toks[0 .. total): the candidate's [0 .. n) get 1..k, the rest
  * their candidate id or 0.  Returns k, or -1. */
 static int64_t local_ids(Work *w, const tok_t *toks, int64_t n, int64_t total) {
-    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (tokmap_reserve(&w->map, (size_t)n) < 0) return -1;
     if (grow((void **)&w->ids, &w->ids_cap, (size_t)total + 1, sizeof(uint32_t)) < 0) return -1;
-    if (++w->gen == 0) { memset(w->stamp, 0, w->cap * sizeof(uint32_t)); w->gen = 1; }
-    const size_t mask = w->cap - 1;
+    tokmap_clear(&w->map);
+    const size_t mask = w->map.cap - 1;
     uint32_t k = 0;
     for (int64_t p = 0; p < total; p++) {
         const tok_t t = toks[p];
-        size_t h = hash_tok(t) & mask;
-        while (w->stamp[h] == w->gen && w->keys[h] != t) h = (h + 1) & mask;
-        if (w->stamp[h] == w->gen) w->ids[p] = w->vals[h];
-        else if (p < n) { w->stamp[h] = w->gen; w->keys[h] = t; w->vals[h] = w->ids[p] = ++k; }
+        size_t h = tokmap_hash(t) & mask;
+        while (w->map.stamp[h] == w->map.gen && w->map.keys[h] != t) h = (h + 1) & mask;
+        if (w->map.stamp[h] == w->map.gen) w->ids[p] = w->map.vals[h];
+        else if (p < n) { w->map.stamp[h] = w->map.gen; w->map.keys[h] = t; w->map.vals[h] = w->ids[p] = ++k; }
         else w->ids[p] = 0;
     }
     return k;
