@@ -37,27 +37,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import dureader_workload  # noqa: E402  (sibling file, unique name)
+import dureader_workload  # noqa: E402  (sibling files, unique names)
+from benchkit import best_time, cpu_model  # noqa: E402
 
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _timeit(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 class _PassThrough:
@@ -92,7 +75,7 @@ def main(argv=None) -> int:
 
     threads = engine.default_threads()
     print("## Machine")
-    print(f"- CPU: {_cpu_model()}, {os.cpu_count()} logical cores; our kernel threads: {threads}")
+    print(f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores; our kernel threads: {threads}")
     print(f"- Python {platform.python_version()}, numpy {np.__version__}, paddle {paddle.__version__}, "
           f"paddle-rougel {paddle_rougel.__version__} (engine: {engine.backend()}), "
           f"rouge-score-rs {rouge_score_rs.__version__}")
@@ -134,9 +117,9 @@ def main(argv=None) -> int:
         m.score()
         return m
 
-    t_eng, _ = _timeit(lambda: engine.lcs_batch(cands, ref_lists), args.repeat)
-    t_batch, m_batch = _timeit(ours_batch, args.repeat)
-    t_inst, m_inst = _timeit(ours_inst, args.repeat)
+    t_eng, _ = best_time(lambda: engine.lcs_batch(cands, ref_lists), args.repeat)
+    t_batch, m_batch = best_time(ours_batch, args.repeat)
+    t_inst, m_inst = best_time(ours_inst, args.repeat)
     rows.append(("paddle-rougel lcs_batch (engine only)", t_eng, False, "-"))
     rows.append(("paddle-rougel RougeL.add_batch", t_batch, False, "gamma 1, best"))
     rows.append(("paddle-rougel RougeL.add_inst loop", t_inst, False, "gamma 1, best"))
@@ -161,8 +144,8 @@ def main(argv=None) -> int:
             k += len(refs)
         return out
 
-    t_rs_multi, f_rs_multi = _timeit(rs_multi, args.repeat)
-    t_rs_batch, f_rs_batch = _timeit(rs_batch, args.repeat)
+    t_rs_multi, f_rs_multi = best_time(rs_multi, args.repeat)
+    t_rs_batch, f_rs_batch = best_time(rs_batch, args.repeat)
     rows.append(("rouge-score-rs score_multi (CharacterTokenizer)", t_rs_multi, False, "alpha 0.5, best"))
     rows.append(("rouge-score-rs score_batch + best pick (all pairs)", t_rs_batch, False, "alpha 0.5, best"))
     check("ours vs rouge-score-rs score_multi (gamma 1 / alpha 0.5, best ref)", f_ours, f_rs_multi)

@@ -32,6 +32,9 @@ import random
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchkit import best_time, cpu_model  # noqa: E402  (sibling file, unique name)
+
 WORDS = """
 the of and to in a is that for it as was with be by on not he this are or his from at which
 but have an they you were her she there been one all we their has would when if so no will
@@ -106,24 +109,6 @@ def make_workload(n: int, seed: int):
     return preds, targets
 
 
-def _timeit(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def main(argv=None) -> int:
@@ -149,7 +134,7 @@ def main(argv=None) -> int:
     from paddle_rougel import RougeLsum, compute, engine, rouge_lsum
 
     print("## Machine")
-    print(f"- CPU: {_cpu_model()}, {os.cpu_count()} logical cores; our kernel threads: "
+    print(f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores; our kernel threads: "
           f"{engine.default_threads()}")
     print(f"- Python {platform.python_version()}, numpy {np.__version__}, paddle-rougel "
           f"{paddle_rougel.__version__} (engine: {engine.backend()}), rouge-score-rs "
@@ -172,17 +157,17 @@ def main(argv=None) -> int:
         m = RougeLsum(gamma=1.0, multi_ref="best", tokenize="rouge_score")
         return m.add_batch(preds, ref_lists)
 
-    t_metric, s = _timeit(ours_metric, args.repeat)
-    t_compute, _ = _timeit(lambda: compute(preds, targets, rouge_types="rougeLsum", gamma=1.0,
+    t_metric, s = best_time(ours_metric, args.repeat)
+    t_compute, _ = best_time(lambda: compute(preds, targets, rouge_types="rougeLsum", gamma=1.0,
                                            multi_ref="best", tokenize="rouge_score"), args.repeat)
-    t_func, out = _timeit(lambda: rouge_lsum(preds, targets, tokenize="rouge_score"), args.repeat)
+    t_func, out = best_time(lambda: rouge_lsum(preds, targets, tokenize="rouge_score"), args.repeat)
     rows += [("paddle-rougel `RougeLsum.add_batch`", t_metric, ""),
              ("paddle-rougel `compute(rouge_types=\"rougeLsum\")`", t_compute, ""),
              ("paddle-rougel `rouge_lsum` (per pair)", t_func, "")]
     check("RougeLsum.add_batch == rouge_lsum", s.fmeasure, out.f_measure)
 
     scorer_rs = rouge_score_rs.RougeScorer(["rougeLsum"])
-    t_rs, got_rs = _timeit(lambda: scorer_rs.score_batch(targets, preds), max(1, args.repeat // 2))
+    t_rs, got_rs = best_time(lambda: scorer_rs.score_batch(targets, preds), max(1, args.repeat // 2))
     rows.append(("rouge-score-rs `score_batch` (native, all cores)", t_rs, ""))
     for q, field in enumerate(("precision", "recall", "fmeasure")):
         check(f"ours vs rouge-score-rs {field}", s[q], [x["rougeLsum"][q] for x in got_rs])

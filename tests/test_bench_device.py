@@ -11,5 +11,6 @@ def test_bench_device_quick_runs():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_device.py"), "--quick"],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "| device path: compute + update" in proc.stdout
+    assert "| hapi compute + update on CPU tensors" in proc.stdout
+    assert "| Paddle-op path forced on CPU" in proc.stdout
     assert "paddlenlp RougeL" in proc.stdout
