@@ -6,6 +6,7 @@ One module-scoped build serves every test here (about a minute in all, mostly pi
 round trips); the sdist round trip (unpack, install the test extras, run this suite) is
 scripts/check_sdist.sh, run once by .ci/run.
 """
+import ast
 import json
 import os
 import re
@@ -163,6 +164,27 @@ def test_wheel_without_compiler_or_paddle_scores_the_readme_example(dist):
     # the metric classes need Paddle: the error names both builds
     err = _run([py, "-c", "import paddle_rougel; paddle_rougel.RougeL"], ok=False).stderr
     assert "paddlepaddle-gpu" in err and re.search(r"\bpaddlepaddle\b(?!-)", err), err[-2000:]
+
+
+def test_wheel_with_paddle_runs_the_hapi_example(dist):
+    """The same wheel where Paddle is installed: hapi fit + evaluate, outside the repository.
+
+    Paddle (and numpy) come from this test environment's site-packages, added after the venv's
+    own, so `paddle_rougel` is the wheel's and nothing is downloaded."""
+    import paddle
+
+    py = _venv(dist.tmp / "with-paddle")
+    _pip(py, "install", "--no-deps", "--only-binary", ":all:", dist.wheel, env=_env())
+    site = Path(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    (site / "zz_test_env.pth").write_text(str(Path(paddle.__file__).resolve().parents[1]) + "\n")
+    work = dist.tmp / "hapi"
+    work.mkdir()
+    shutil.copy(ROOT / "examples" / "hapi_seq2seq.py", work)
+    where = _run([py, "-c", "import paddle_rougel; print(paddle_rougel.__file__)"], cwd=work).stdout
+    assert Path(where.strip()).is_relative_to(site), where
+    out = _run([py, "hapi_seq2seq.py"], cwd=work, env=_env(), timeout=600).stdout
+    result = ast.literal_eval(out.strip().splitlines()[-1])  # {'loss': [...], 'rouge-l': ...}
+    assert 0.0 < result["rouge-l"] < 1.0
 
 
 def _fake_wheel(tmp: Path, name: str, version: str) -> Path:
