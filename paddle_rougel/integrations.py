@@ -121,55 +121,67 @@ def paddlenlp_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
     if mask_by_labels not in (None, True, False):
         raise TypeError(f"mask_by_labels must be None, True or False, got {mask_by_labels!r}")
     text = dict(tokenize=tokenize, lowercase=lowercase, **settings)
-    signature = compute([], [], **text)["signature"]  # bad settings fail here, not after an epoch
-    drop_values = {int(ignore_index), _TRAINER_PAD}
+    compute([], [], **text)  # bad settings fail here, not after an epoch
+    return _TrainerMetrics(tokenizer, int(ignore_index), skip_special_tokens, prediction_index,
+                           label_index, mask_by_labels, text)
 
-    def _keep(ids: np.ndarray) -> np.ndarray:
+
+class _TrainerMetrics:
+    """The function ``paddlenlp_compute_metrics`` returns: ``f(eval_pred) -> dict``."""
+
+    def __init__(self, tokenizer, ignore_index, skip_special_tokens, prediction_index, label_index,
+                 mask_by_labels, text):
+        self.tokenizer, self.skip_special_tokens = tokenizer, skip_special_tokens
+        self.prediction_index, self.label_index = prediction_index, label_index
+        self.mask_by_labels, self.text = mask_by_labels, text
+        self.drop_values = {ignore_index, _TRAINER_PAD}
+        self.signature = compute([], [], **text)["signature"]
+
+    def _keep(self, ids: np.ndarray) -> np.ndarray:
         keep = ids >= 0
-        for v in drop_values:
+        for v in self.drop_values:
             keep &= ids != v
-        pad = getattr(tokenizer, "pad_token_id", None)
+        pad = getattr(self.tokenizer, "pad_token_id", None)
         if pad is not None:
             keep &= ids != pad  # generated sequences are padded with it: never text
         return keep
 
-    def _decode(ids: np.ndarray, keep: np.ndarray) -> list:
+    def _decode(self, ids: np.ndarray, keep: np.ndarray) -> list:
         rows = [row[k].tolist() for row, k in zip(ids, keep)]  # Python ints: every tokenizer takes them
-        return list(tokenizer.batch_decode(rows, skip_special_tokens=skip_special_tokens))
+        return list(self.tokenizer.batch_decode(rows, skip_special_tokens=self.skip_special_tokens))
 
-    def compute_metrics(eval_pred: Any) -> dict:
+    def _ids(self, preds: np.ndarray):
+        """(ids [B, T], whether they came from logits)."""
+        if preds.ndim == 3:
+            # a row that is all -100 (or ignore_index) is the Trainer's padding between batches
+            lo, hi = preds.min(axis=-1), preds.max(axis=-1)
+            padded = (lo == hi) & np.isin(hi, list(self.drop_values))
+            ids = preds.argmax(axis=-1)
+            ids[padded] = _TRAINER_PAD
+            return ids, True
+        if preds.ndim == 2 and np.issubdtype(preds.dtype, np.integer):
+            return preds, False
+        raise ValueError(f"predictions must be logits [B, T, V] or token ids [B, T], "
+                         f"got {preds.dtype} {preds.shape}")
+
+    def __call__(self, eval_pred: Any) -> dict:
         if hasattr(eval_pred, "predictions") and hasattr(eval_pred, "label_ids"):
             preds, labels = eval_pred.predictions, eval_pred.label_ids
         else:
             preds, labels = eval_pred[0], eval_pred[1]
-        preds = _numpy(_pick(preds, prediction_index, "predictions", "prediction_index"), "predictions")
-        labels = _numpy(_pick(labels, label_index, "label_ids", "label_index"), "label_ids")
+        preds = _numpy(_pick(preds, self.prediction_index, "predictions", "prediction_index"), "predictions")
+        labels = _numpy(_pick(labels, self.label_index, "label_ids", "label_index"), "label_ids")
         if labels.ndim != 2 or not np.issubdtype(labels.dtype, np.integer):
             raise ValueError(f"label_ids must be token ids [B, T], got {labels.dtype} {labels.shape}")
-        logits = preds.ndim == 3
-        if logits:
-            # a row that is all -100 (or ignore_index) is the Trainer's padding between batches
-            lo, hi = preds.min(axis=-1), preds.max(axis=-1)
-            padded = (lo == hi) & np.isin(hi, list(drop_values))
-            ids = preds.argmax(axis=-1)
-            ids[padded] = _TRAINER_PAD
-        elif preds.ndim == 2 and np.issubdtype(preds.dtype, np.integer):
-            ids = preds
-        else:
-            raise ValueError(f"predictions must be logits [B, T, V] or token ids [B, T], "
-                             f"got {preds.dtype} {preds.shape}")
+        ids, logits = self._ids(preds)
         if len(ids) != len(labels):
             raise ValueError(f"got {len(ids)} predictions but {len(labels)} labels")
-        label_keep = _keep(labels)
-        keep = _keep(ids)
+        label_keep, keep = self._keep(labels), self._keep(ids)
         aligned = ids.shape == labels.shape
-        if mask_by_labels or (mask_by_labels is None and logits and aligned):
+        if self.mask_by_labels or (self.mask_by_labels is None and logits and aligned):
             if not aligned:
                 raise ValueError(f"mask_by_labels=True needs predictions of the labels' shape, "
                                  f"got {ids.shape} and {labels.shape}")
             keep &= label_keep
-        out = compute(_decode(ids, keep), _decode(labels, label_keep), **text)
+        out = compute(self._decode(ids, keep), self._decode(labels, label_keep), **self.text)
         return {k: float(out[k]) for k in ("rougeL", "rougeL_precision", "rougeL_recall")}
-
-    compute_metrics.signature = signature
-    return compute_metrics
