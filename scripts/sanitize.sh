@@ -17,11 +17,20 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/paddle-rougel-sanitize.XXXXXX")
 [ -n "${SANITIZE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
+# setup.py reads pyproject.toml's metadata, which needs setuptools >= 77 (pyproject.toml's
+# build-system; pip builds get it in their isolated environment).  An older one in this
+# environment: a newer copy in the work directory, for the build step only.
+BUILD_PATH=
+if ! "$PY" -c 'import sys, setuptools; sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null; then
+    "$PY" -m pip install -q --target "$WORK/setuptools" "setuptools>=77" >"$WORK/pip.log" 2>&1 \
+        || { cat "$WORK/pip.log"; echo "sanitize.sh: cannot get setuptools>=77" >&2; exit 1; }
+    BUILD_PATH="$WORK/setuptools"
+fi
 echo "== building the extension with $SAN into $WORK"
 (
     cd "$ROOT"
-    CC="$CC" CFLAGS="$SAN -O1" LDFLAGS="$SAN" "$PY" setup.py -q build_ext \
-        --build-temp "$WORK/build" --build-lib "$WORK/lib" >"$WORK/build.log" 2>&1
+    PYTHONPATH="$BUILD_PATH${PYTHONPATH:+:$PYTHONPATH}" CC="$CC" CFLAGS="$SAN -O1" LDFLAGS="$SAN" \
+        "$PY" setup.py -q build_ext --build-temp "$WORK/build" --build-lib "$WORK/lib" >"$WORK/build.log" 2>&1
 ) || { cat "$WORK/build.log"; echo "sanitize.sh: build failed" >&2; exit 1; }
 SO=$(find "$WORK/lib" -name '_lcs*.so' | head -n 1)
 if [ -z "$SO" ]; then  # setup.py marks the extension optional: a failed build is silent
