@@ -30,7 +30,7 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["Batch", "make_batch", "plain_instance", "check_tokens", "ref_items", "EMPTY"]
+__all__ = ["Batch", "make_batch", "plain_instance", "check_tokens", "ref_items"]
 
 
 class Batch(NamedTuple):
@@ -46,11 +46,6 @@ class Batch(NamedTuple):
     def __len__(self) -> int:  # the number of instances (not of fields)
         return len(self.cands)
 
-    def has_bonus(self) -> bool:
-        return self.yn_match is not None or self.entities is not None
-
-
-EMPTY = Batch((), (), True, None, None, False)
 
 _STR = {str}
 _SEQS = {list, tuple}
