@@ -97,7 +97,7 @@ class RougeLForDuReader(RougeL):
         [1.0, 0.5]
         """
         batch = make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer)
-        return self._acc.add_now(batch)[0]
+        return self._scored(batch)
 
     def per_instance_bonus(self) -> np.ndarray:
         """Per-instance weighted bonus (the largest over its references), in the order added."""

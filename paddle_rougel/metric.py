@@ -113,6 +113,10 @@ class PaddleMetric(paddle.metric.Metric):
             return mine[0]
         return state
 
+    def _scored(self, batch) -> scoring.Score:
+        """Score a validated batch now; its per-instance Score, as copies (the metric keeps its own)."""
+        return _copied(self._acc.add_now(batch)[0])
+
     def __getattr__(self, name: str):
         # state fields (count, f_sum, ...) read through, after a flush
         acc = self.__dict__.get("_acc")
@@ -126,6 +130,10 @@ class PaddleMetric(paddle.metric.Metric):
         new.__dict__.update(self.__dict__)
         new._acc = copy.deepcopy(self._acc)
         return new
+
+
+def _copied(s: scoring.Score) -> scoring.Score:
+    return scoring.Score(*(np.array(a, dtype=np.float64) for a in s))
 
 
 def _host_lcs(cands: list, refs: list) -> np.ndarray:
@@ -254,7 +262,8 @@ class RougeL(PaddleMetric):
         >>> [round(float(v), 4) for v in s.fmeasure], round(m.score(), 4)
         ([0.75, 1.0], 0.875)
         """
-        return self._acc.add_now(make_batch(cands, ref_lists, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))[0]
+        return self._scored(make_batch(cands, ref_lists, base=self._acc.n_seen(),
+                                       tokenizer=self._acc.tokenizer))
 
     # --------------------------------------------------------------- results
     def scores(self) -> scoring.Score:
@@ -317,7 +326,7 @@ class RougeL(PaddleMetric):
         """
         s = self._acc.settings
         cuts = dict(pad_id=s.pad_id, eos_id=s.eos_id, mask_logits=s.paddlenlp_compat)
-        if not isinstance(output, paddle.Tensor) and convert.on_host(output):
+        if not isinstance(output, paddle.Tensor):  # numpy data (or lists): the host
             canon = None if self._vtable is None else self._vtable.current()
             return _host_lcs(*convert.host_tokens(output, label, seq_mask, canon=canon, **cuts))
         from . import device
@@ -360,7 +369,7 @@ class RougeL(PaddleMetric):
 
     def _fold_packed(self, packed) -> scoring.Score:
         arr = convert.check_packed(packed)
-        return self._acc.add_lcs(arr[:, 0], arr[:, 1], arr[:, 2])
+        return _copied(self._acc.add_lcs(arr[:, 0], arr[:, 1], arr[:, 2]))
 
 
 # --------------------------------------------------------------- ROUGE-Lsum
@@ -423,7 +432,7 @@ class RougeLsum(PaddleMetric):
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score."""
-        return self._acc.add_now(self._batch(cands, ref_lists))[0]
+        return self._scored(self._batch(cands, ref_lists))
 
     def update(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """``add_batch`` under Paddle's metric name."""

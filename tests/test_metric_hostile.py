@@ -331,3 +331,17 @@ def test_gamma_and_oracle_agree_for_moderate_gammas():
         assert m.score() == pytest.approx(want, rel=1e-12)
         assert math.isfinite(m.score())
     assert oracle.lcs_dp("abcde", "abxyz") == 2
+
+
+@pytest.mark.parametrize("cls", [RougeL, RougeLForDuReader])
+def test_returned_per_instance_arrays_are_the_callers(cls):
+    """add_batch / update return copies: writing to them does not change the metric."""
+    m = cls()
+    s = m.add_batch(["ab", "xy"], [["ab"], ["xz"]])
+    s.fmeasure[:] = 0.0
+    s.precision[:] = 0.0
+    assert m.per_instance().fmeasure.tolist()[0] == 1.0 and m.score() > 0.5
+    r = RougeL()
+    got = r.update(np.array([[1, 2]]), np.array([[1, 2]]))
+    got.fmeasure[:] = 0.0
+    assert r.per_instance().fmeasure.tolist() == [1.0]
