@@ -244,6 +244,53 @@ def test_c_text_path_is_taken_for_ascii_and_agrees_with_tokens():
     assert SCORER.score(targets[0][0], preds[0])["rougeLsum"].precision == 2 / 4
 
 
+STEM = "aB0b" * 40
+
+
+def _hostile_ascii(rng):
+    """ASCII text built to stress the C tokenizer: words of 1 to 130 bytes that share
+    everything but their last byte with every other word of their length, in mixed
+    case (so they differ only past the first 8 or 16 bytes, only in case, or are
+    prefixes of each other), runs of odd separators, sentences of up to 150 words."""
+    lengths = list(range(1, 19)) + [23, 31, 32, 33, 63, 64, 65, 80, 130]
+    seps = [" ", " ", " ", "\n", "\n\n", ", ", "\t", "\r\n", "--", "\x00", "\x7f", " \n ", "'"]
+    out = []
+    for _ in range(rng.choice([0, 1, 3, 8, 40, 150])):
+        n = rng.choice(lengths)
+        stem = "".join(c.upper() if rng.random() < 0.3 else c for c in STEM[:n - 1])
+        out.append(stem + rng.choice("aAbB0z") if rng.random() < 0.8 else rng.choice(["the", "The", "a"]))
+        out.append(rng.choice(seps))
+    return rng.choice(["", "\n", "  "]) + "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_c_text_path_hostile_words_against_tokens_and_rouge_score(seed):
+    rng = random.Random(100 + seed)
+    preds = [_hostile_ascii(rng) for _ in range(120)]
+    targets = [[_hostile_ascii(rng) for _ in range(rng.randint(1, 3))] for _ in range(120)]
+    raw = engine._c_ext.lsum_text(preds, targets, 1 + seed % 2)
+    assert raw is not None
+    hits = np.frombuffer(raw[0], dtype=np.int64).tolist()
+    doc_len = np.frombuffer(raw[1], dtype=np.int64).tolist()
+    acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
+    cands = tuple(acc._prepare(p) for p in preds)
+    refs = tuple(tuple(acc._prepare(t) for t in ts) for ts in targets)
+    want = lsum._tokens_batch(cands, refs)
+    assert hits == want.hits.tolist()
+    assert doc_len == [sum(map(len, d)) for c, ts in zip(cands, refs) for d in (c, *ts)]
+    flat, doc = 0, 0
+    for i, (pred, tgt) in enumerate(zip(preds, targets)):
+        n = doc_len[doc]
+        for t in tgt:
+            doc += 1
+            if i < 40:  # rouge-score itself, one pair at a time
+                theirs = SCORER.score(t, pred)["rougeLsum"]
+                assert abs(theirs.precision - (hits[flat] / n if n else 0.0)) < TOL
+                assert abs(theirs.recall - (hits[flat] / doc_len[doc] if doc_len[doc] else 0.0)) < TOL
+            flat += 1
+        doc += 1
+
+
 SETTINGS_HYP = dict(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 sentences = st.lists(st.lists(st.integers(0, 3), max_size=12), max_size=4)
 

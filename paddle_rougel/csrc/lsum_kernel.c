@@ -24,33 +24,46 @@
 #include "bitops.h"
 #include "tokmap.h"
 
+/* Candidate sentences of up to 64 tokens are scored LANES at a time against a
+ * reference sentence: lane l is one candidate sentence, and each step does the
+ * same work on every lane, so the chains overlap (the walk back is a chain of
+ * dependent steps; alone it leaves most of the CPU idle). */
+#define LANES 4
+
+typedef struct { uint64_t k1, k2; uint32_t stamp, id; } Slot;  /* a candidate word (text path) */
+typedef struct { const char *p; uint32_t len; } Long;           /* where word `id` is, by id */
+
 typedef struct {
-    TokMap map;          /* token -> local id */
+    TokMap map;          /* token -> local id (token path) */
     uint32_t *ids;       /* local ids of the instance's tokens */
-    uint64_t *mw;        /* match masks of the current candidate word, by local id */
-    uint64_t *rows;      /* rows of the current pair */
-    uint8_t *carry;      /* per reference position, multi-word candidates */
+    uint64_t *mw;        /* match masks of one candidate word, by local id (sentences over 64 tokens) */
+    uint64_t *gm;        /* match masks of a group of LANES sentences: gm[id * LANES + lane] */
+    uint64_t *rows;      /* rows of the current pair (or group) */
+    uint8_t *carry;      /* per reference row, multi-word candidates */
     uint8_t *mark;       /* union: per reference token of the instance */
     uint32_t *cnt, *used;
-    /* text path: the instance's words, a table of 16-byte slots (cache-friendly) and,
-     * by id, what words longer than 8 bytes need for an exact comparison */
-    struct Slot { uint64_t key; uint32_t stamp, id; } *words;
-    struct Long { const char *p; uint32_t len; } *longs;
+    uint32_t *rid, *rpos;  /* reference tokens the candidate has: their ids and positions */
+    int64_t *rsent;      /* where each reference sentence starts in rid/rpos */
+    /* text path: a padded copy of one text, its token-byte bitmap, the candidate's words */
+    char *buf;
+    uint64_t *bm;
+    Slot *words;
+    Long *longs;
     uint32_t wgen;
-    size_t wcap, longs_cap;
+    int wshift;
+    size_t wcap;
     int64_t *soff, *dsent;
-    size_t ids_cap, mw_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, soff_cap, dsent_cap;
+    size_t ids_cap, mw_cap, gm_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap, rpos_cap,
+        rsent_cap, buf_cap, bm_cap, longs_cap, soff_cap, dsent_cap;
 } Work;
 
 static void work_free(Work *w) {
-    tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->rows);
-    free(w->carry); free(w->mark); free(w->cnt); free(w->used); free(w->words); free(w->longs); free(w->soff);
-    free(w->dsent);
+    tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->gm); free(w->rows); free(w->carry);
+    free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rpos); free(w->rsent); free(w->buf);
+    free(w->bm); free(w->words); free(w->longs); free(w->soff); free(w->dsent);
 }
 
 static inline uint64_t low_bits(int64_t j) { return j >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << j) - 1); }
-
-/* ---------------------------------------------------------------- one pair */
 
 /* Index of the highest set bit of x != 0. */
 static inline int top_bit(uint64_t x) {
@@ -62,6 +75,24 @@ static inline int top_bit(uint64_t x) {
     return b;
 #endif
 }
+
+/* Index of the lowest set bit of x != 0. */
+static inline int low_bit(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int b = 0;
+    while (!(x & 1)) { x >>= 1; b++; }
+    return b;
+#endif
+}
+
+/* ------------------------------------------------------------- the pairs */
+
+/* A reference sentence is given by the tokens the candidate has (ids rid[0..m),
+ * positions rpos[]): a row whose token is in no candidate sentence changes
+ * nothing, neither the recurrence (no match: the row stays) nor the walk back
+ * (no go-left cell: it goes straight up). */
 
 /* One row step of the recurrence on word V with match mask M (and carry-in c
  * for multi-word rows).  Returns the new row; *go_left gets the cells where
@@ -77,30 +108,50 @@ static inline uint64_t row_step(uint64_t V, uint64_t M, uint8_t *c, uint64_t *go
     return next;
 }
 
-/* Candidate sentence a[0..n), n <= 64, with its masks in w->mw.  Reading out
- * one row at a time: from column j, the path moves left through the go-left
- * cells that do not match, and leaves row i at the first cell that matches
- * (diagonal, a mark) or does not go left (up). */
-static void pair_one_word(Work *w, int64_t n, const uint32_t *b, int64_t m, uint8_t *mark) {
-    uint64_t *rows = w->rows, V = ~(uint64_t)0;
-    const uint64_t *mw = w->mw;
-    for (int64_t j = 0; j < m; j++) V = row_step(V, mw[b[j]], NULL, &rows[j]);
-    int64_t cur = popcount64(~V & low_bits(n)), i = m, j = n;
-    while (cur > 0) {  /* cur = t[i][j]; at 0 no match is left */
-        const uint64_t M = mw[b[i - 1]];
-        const uint64_t stop = (M | ~rows[i - 1]) & (~(uint64_t)0 >> (64 - j));  /* j >= cur > 0; stop != 0 */
-        const int p = top_bit(stop);
-        const int hit = (int)((M >> p) & 1);  /* diagonal (a mark) or up: no branch, it is unpredictable */
-        mark[i - 1] |= (uint8_t)hit;
-        j = p + 1 - hit;
-        cur -= hit;
-        i--;
+/* LANES candidate sentences (lane l: n[l] <= 64 tokens, masks in w->gm; n[l] = 0
+ * for an unused lane) against one reference sentence.  Forward, per row and
+ * lane: stop = M | ~go_left, the cells where the walk leaves the row.  Back,
+ * per row: from column j the path moves left through the cells that do not
+ * stop, and at the first that does it goes diagonally at a match (a mark) and
+ * up otherwise.  The column is kept as J, the bits below it.  The walk needs
+ * no count of the LCS left: once none is left (t[i][j] = 0), no cell below
+ * row i and left of j matches, so no mark can follow. */
+static void group_pair(Work *w, const int64_t *n, const uint32_t *rid, const uint32_t *rpos, int64_t m,
+                       uint8_t *mark) {
+    const uint64_t *gm = w->gm;
+    uint64_t *rows = w->rows, V[LANES], J[LANES];
+    for (int l = 0; l < LANES; l++) V[l] = ~(uint64_t)0;
+    for (int64_t i = 0; i < m; i++) {
+        const uint64_t *M = gm + (size_t)rid[i] * LANES;
+        uint64_t *A = rows + i * LANES;
+        for (int l = 0; l < LANES; l++) {
+            const uint64_t U = V[l] & M[l], S = V[l] + U;
+            const uint64_t next = S | (V[l] & ~M[l]), carry_out = U | (V[l] & ~U & ~S);
+            A[l] = M[l] | ~(next & carry_out);
+            V[l] = next;
+        }
+    }
+    for (int l = 0; l < LANES; l++) J[l] = low_bits(n[l]);
+    for (int64_t i = m - 1; i >= 0; i--) {
+        const uint64_t *M = gm + (size_t)rid[i] * LANES, *A = rows + i * LANES;
+        uint64_t hits = 0;
+        for (int l = 0; l < LANES; l++) {
+            /* the top stop cell below j (| 1: defined when there is none, and then no match
+             * is left of j; & J below keeps j from moving right there) */
+            const uint64_t T = (uint64_t)1 << top_bit((A[l] & J[l]) | 1);
+            const uint64_t hit = M[l] & J[l] & T;  /* no branch: unpredictable */
+            hits |= hit;
+            J[l] &= (T << (hit == 0)) - 1;  /* diagonal: below the match; up: up to and with it */
+        }
+        mark[rpos[i]] |= (uint8_t)(hits != 0);
     }
 }
 
-/* Longer candidate sentences: word by word, one carry per reference position,
- * then rouge-score's backtrack one cell at a time. */
-static void pair_words(Work *w, const uint32_t *a, int64_t n, const uint32_t *b, int64_t m, uint8_t *mark) {
+/* A candidate sentence a[0..n) of more than 64 tokens against one reference
+ * sentence: word by word, one carry per row, then rouge-score's backtrack one
+ * cell at a time. */
+static void long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid, const uint32_t *rpos,
+                      int64_t m, uint8_t *mark) {
     const int64_t W = (n + 63) / 64;
     uint64_t *rows = w->rows, *mw = w->mw;
     int64_t cur = 0;
@@ -109,14 +160,14 @@ static void pair_words(Work *w, const uint32_t *a, int64_t n, const uint32_t *b,
         const int64_t p0 = q * 64, p1 = p0 + 64 < n ? p0 + 64 : n;
         for (int64_t p = p0; p < p1; p++) mw[a[p]] |= (uint64_t)1 << (p - p0);
         uint64_t V = ~(uint64_t)0;
-        for (int64_t j = 0; j < m; j++) V = row_step(V, mw[b[j]], &w->carry[j], &rows[j * W + q]);
+        for (int64_t j = 0; j < m; j++) V = row_step(V, mw[rid[j]], &w->carry[j], &rows[j * W + q]);
         cur += popcount64(~V & low_bits(p1 - p0));
         for (int64_t p = p0; p < p1; p++) mw[a[p]] = 0;
     }
     int64_t i = m, j = n;
     while (cur > 0) {
-        if (b[i - 1] == a[j - 1]) {
-            mark[i - 1] = 1;
+        if (rid[i - 1] == a[j - 1]) {
+            mark[rpos[i - 1]] = 1;
             i--; j--; cur--;
         } else if ((rows[(i - 1) * W + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1) {
             j--;
@@ -135,13 +186,18 @@ typedef struct {
     int64_t d0, d1;           /* documents: d0 the candidate, d0+1 .. d1-1 the references */
 } Layout;
 
-static int reserve_instance(Work *w, size_t k, size_t nref_tok, int64_t max_rows) {
+static int reserve_instance(Work *w, size_t k, size_t nref_tok, size_t nref_sent, int64_t max_rows) {
     if (grow((void **)&w->mw, &w->mw_cap, k + 1, sizeof(uint64_t)) < 0) return -1;
+    if (grow((void **)&w->gm, &w->gm_cap, (k + 1) * LANES, sizeof(uint64_t)) < 0) return -1;
     if (grow((void **)&w->cnt, &w->cnt_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->used, &w->used_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->mark, &w->mark_cap, nref_tok + 1, 1) < 0) return -1;
+    if (grow((void **)&w->rid, &w->rid_cap, nref_tok + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->rpos, &w->rpos_cap, nref_tok + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->rsent, &w->rsent_cap, nref_sent + 1, sizeof(int64_t)) < 0) return -1;
     if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
     memset(w->mw, 0, (k + 1) * sizeof(uint64_t));
+    memset(w->gm, 0, (k + 1) * LANES * sizeof(uint64_t));
     memset(w->cnt, 0, (k + 1) * sizeof(uint32_t));
     memset(w->used, 0, (k + 1) * sizeof(uint32_t));
     memset(w->mark, 0, nref_tok + 1);
@@ -161,40 +217,66 @@ static int64_t doc_hits(Work *w, const uint32_t *ids, int64_t cand_end, int64_t 
     return h;
 }
 
-/* Pairs of one candidate sentence a[0..n) with every reference sentence. */
-static void cand_sentence(Work *w, const uint32_t *ids, const Layout *L, int64_t cand_end, const uint32_t *a,
-                          int64_t n) {
-    if (n <= 64)
-        for (int64_t p = 0; p < n; p++) w->mw[a[p]] |= (uint64_t)1 << p;
-    for (int64_t r = L->doc_sent[L->d0 + 1]; r < L->doc_sent[L->d1]; r++) {
-        const int64_t b0 = L->sent_off[r] - L->base, m = L->sent_off[r + 1] - L->sent_off[r];
-        if (m == 0) continue;
-        if (n <= 64) pair_one_word(w, n, ids + b0, m, w->mark + (b0 - cand_end));
-        else pair_words(w, a, n, ids + b0, m, w->mark + (b0 - cand_end));
+/* The candidate sentences grp[0..g) (each 1..64 tokens) against every reference sentence. */
+static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64_t *grp, int g, int64_t nrs) {
+    int64_t n[LANES];
+    for (int l = 0; l < LANES; l++) {
+        n[l] = l < g ? L->sent_off[grp[l] + 1] - L->sent_off[grp[l]] : 0;
+        const uint32_t *a = ids + (l < g ? L->sent_off[grp[l]] - L->base : 0);
+        for (int64_t p = 0; p < n[l]; p++) w->gm[(size_t)a[p] * LANES + l] |= (uint64_t)1 << p;
     }
-    if (n <= 64)
-        for (int64_t p = 0; p < n; p++) w->mw[a[p]] = 0;
+    for (int64_t r = 0; r < nrs; r++) {
+        const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
+        if (c1 > c0) group_pair(w, n, w->rid + c0, w->rpos + c0, c1 - c0, w->mark);
+    }
+    for (int l = 0; l < g; l++) {
+        const uint32_t *a = ids + L->sent_off[grp[l]] - L->base;
+        for (int64_t p = 0; p < n[l]; p++) w->gm[(size_t)a[p] * LANES + l] = 0;
+    }
 }
 
 /* Hits of every reference of one instance whose tokens are local ids ids[]
  * (every candidate token >= 1 and < k + 1; a reference token the candidate
- * lacks may be anything <= k without a mask, e.g. 0). */
+ * lacks is 0). */
 static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k, int64_t *hits) {
     const int64_t *so = L->sent_off, *ds = L->doc_sent;
     const int64_t cand_end = so[ds[L->d0 + 1]] - L->base, total = so[ds[L->d1]] - L->base;
-    int64_t max_rows = 0, max_ref = 0, max_words = 0;
-    for (int64_t r = ds[L->d0 + 1]; r < ds[L->d1]; r++)
+    const int64_t r0 = ds[L->d0 + 1], r1 = ds[L->d1];  /* the reference sentences */
+    int64_t max_ref = 0, max_words = 1;
+    for (int64_t r = r0; r < r1; r++)
         if (so[r + 1] - so[r] > max_ref) max_ref = so[r + 1] - so[r];
     for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++)
         if ((so[s + 1] - so[s] + 63) / 64 > max_words) max_words = (so[s + 1] - so[s] + 63) / 64;
-    max_rows = max_ref * max_words;
-    if (reserve_instance(w, k, (size_t)(total - cand_end), max_rows) < 0) return -1;
+    const int64_t max_rows = max_ref * (max_words > LANES ? max_words : LANES);
+    if (reserve_instance(w, k, (size_t)(total - cand_end), (size_t)(r1 - r0), max_rows) < 0) return -1;
     if (max_words > 1 && grow((void **)&w->carry, &w->carry_cap, (size_t)max_ref + 1, 1) < 0) return -1;
     for (int64_t p = 0; p < cand_end; p++) w->cnt[ids[p]]++;
-    for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++) {
-        const int64_t a0 = so[s] - L->base, n = so[s + 1] - so[s];
-        if (n > 0) cand_sentence(w, ids, L, cand_end, ids + a0, n);
+    /* the reference rows that can match, sentence by sentence */
+    int64_t nr = 0;
+    for (int64_t r = r0; r < r1; r++) {
+        w->rsent[r - r0] = nr;
+        for (int64_t q = so[r] - L->base; q < so[r + 1] - L->base; q++) {
+            w->rid[nr] = ids[q];
+            w->rpos[nr] = (uint32_t)(q - cand_end);
+            nr += ids[q] != 0;
+        }
     }
+    w->rsent[r1 - r0] = nr;
+    int64_t grp[LANES];
+    int g = 0;
+    for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++) {
+        const int64_t n = so[s + 1] - so[s];
+        if (n > 64) {
+            for (int64_t r = 0; r < r1 - r0; r++) {
+                const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
+                if (c1 > c0) long_pair(w, ids + so[s] - L->base, n, w->rid + c0, w->rpos + c0, c1 - c0, w->mark);
+            }
+        } else if (n > 0) {
+            grp[g++] = s;
+            if (g == LANES) { run_group(w, ids, L, grp, g, r1 - r0); g = 0; }
+        }
+    }
+    if (g) run_group(w, ids, L, grp, g, r1 - r0);
     for (int64_t d = L->d0 + 1; d < L->d1; d++) {
         const int64_t q0 = so[ds[d]] - L->base, q1 = so[ds[d + 1]] - L->base;
         hits[d - L->d0 - 1] = doc_hits(w, ids, cand_end, q0, q1);
@@ -260,133 +342,185 @@ int lsum_range(void *ctx, size_t begin, size_t end) {
 
 /* ------------------------------------------------------------ ASCII text */
 
-/* Tokenizing 8 bytes at a time (SWAR): byte k of a word is text byte q + k,
- * loaded little-endian; every byte of an ASCII text is < 0x80. */
+/* Word-at-a-time (8 bytes) on a padded copy of the text: byte k of a word is
+ * text byte q + k; every byte of an ASCII text is < 0x80. */
 #define B8(x) ((uint64_t)(x) * 0x0101010101010101ull)
+
+static inline uint64_t load8(const char *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);  /* a fixed size: one load */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
 
 /* 0x80 in each byte of x (bytes < 0x80) that lies in [lo, hi], 0 elsewhere. */
 static inline uint64_t bytes_in(uint64_t x, unsigned lo, unsigned hi) {
     return (x + B8(0x80 - lo)) & ~(x + B8(0x7F - hi)) & B8(0x80);
 }
 
-/* [A-Za-z0-9]: rouge-score's token characters (for them, c | 0x20 is the lowercase) */
-static inline uint64_t alnum8(uint64_t x) { return bytes_in(x, '0', '9') | bytes_in(x | B8(0x20), 'a', 'z'); }
+/* Bit k set iff byte k of x is in [A-Za-z0-9], rouge-score's token characters
+ * (for them, c | 0x20 is the lowercase). */
+static inline unsigned alnum_bits8(uint64_t x) {
+    const uint64_t t = bytes_in(x, '0', '9') | bytes_in(x | B8(0x20), 'a', 'z');
+    return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56);  /* gathers bit 8k to bit k */
+}
 
-/* Bytes c[q .. min(q + 8, len)), zero bytes after the end (no token character). */
-static inline uint64_t load8(const char *c, int64_t q, int64_t len) {
-    uint64_t x = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (q + 8 <= len) {
-        memcpy(&x, c + q, 8);  /* a fixed size: one load */
-        return x;
+/* BELOW[k]: the bytes below byte k (k in 0..8) of a word. */
+static const uint64_t BELOW[9] = {0, 0xFFull, 0xFFFFull, 0xFFFFFFull, 0xFFFFFFFFull, 0xFFFFFFFFFFull,
+                                  0xFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFull, ~(uint64_t)0};
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* Bit k set iff byte k of the 64 bytes at p is in [A-Za-z0-9]. */
+static inline uint64_t alnum_bits64(const char *p) {
+    uint64_t out = 0;
+    for (int e = 0; e < 4; e++) {
+        const __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * e));
+        /* c - lo + (-128) < -128 + span, signed: c in [lo, lo + span) */
+        const __m128i low = _mm_or_si128(x, _mm_set1_epi8(0x20));
+        const __m128i a = _mm_cmplt_epi8(_mm_add_epi8(low, _mm_set1_epi8((char)(0x80 - 'a'))),
+                                         _mm_set1_epi8((char)(0x80 + 26)));
+        const __m128i d = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - '0'))),
+                                         _mm_set1_epi8((char)(0x80 + 10)));
+        out |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(a, d)) << (16 * e);
     }
-#endif
-    for (int64_t e = 0; e < 8 && q + e < len; e++) x |= (uint64_t)(unsigned char)c[q + e] << (8 * e);
-    return x;
+    return out;
 }
-
-/* Index of the first byte flagged (0x80) in m != 0. */
-static inline int first_byte(uint64_t m) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(m) >> 3;
 #else
-    int b = 0;
-    while (!(m & 0x80)) { m >>= 8; b++; }
-    return b;
-#endif
+static inline uint64_t alnum_bits64(const char *p) {
+    uint64_t out = 0;
+    for (int e = 0; e < 8; e++) out |= (uint64_t)alnum_bits8(load8(p + 8 * e)) << (8 * e);
+    return out;
 }
+#endif
 
-/* The bytes below byte k (k in 0..8) of a word. */
-static inline uint64_t below_byte(int k) { return k >= 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * k)) - 1); }
-
+/* Room for the words of a candidate of `need` tokens (load <= 1/4) and a new generation. */
 static int words_reserve(Work *w, size_t need) {
     if (grow((void **)&w->longs, &w->longs_cap, need + 1, sizeof(*w->longs)) < 0) return -1;
     size_t cap = 256;
-    while (cap < 2 * need) cap *= 2;
-    if (cap <= w->wcap) return 0;
-    free(w->words);
-    w->words = calloc(cap, sizeof(*w->words));
-    w->wgen = 0;
-    if (!w->words) { w->wcap = 0; return -1; }
-    w->wcap = cap;
+    int shift = 56;
+    while (cap < 4 * need) { cap *= 2; shift--; }
+    if (cap > w->wcap) {
+        free(w->words);
+        w->words = (Slot *)calloc(cap, sizeof(*w->words));
+        w->wgen = 0;
+        if (!w->words) { w->wcap = 0; return -1; }
+        w->wcap = cap;
+        w->wshift = shift;
+    }
+    if (++w->wgen == 0) { memset(w->words, 0, w->wcap * sizeof(*w->words)); w->wgen = 1; }
     return 0;
 }
 
-/* Instance-local id (1, 2, ...) of the word p[0..len), compared case-insensitively
- * (for [A-Za-z0-9], c | 0x20 is exactly the lowercase).  key: its first 8
- * lowercased bytes, packed; a word of fewer bytes has a zero byte there, which no
- * token character is, so for those the key is the whole word. */
-static uint32_t word_id(Work *w, const char *p, uint32_t len, uint64_t key, uint32_t *k) {
-    uint64_t h = (key ^ len) * 0x9E3779B97F4A7C15ull;
-    for (uint32_t q = 8; q < len; q++) h = (h ^ (uint64_t)((unsigned char)p[q] | 0x20)) * 0x100000001B3ull;
+/* Words are compared case-insensitively by (k1, k2): k1 the first 8 bytes,
+ * lowercased, zero bytes after a shorter word; k2 the next 8 so, or, past 16
+ * bytes, a hash of the rest with the top bit set, then checked byte by byte. */
+static uint64_t long_key(const char *p, int64_t len) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (int64_t q = 8; q < len; q++) h = (h ^ (uint64_t)((unsigned char)p[q] | 0x20)) * 0x100000001B3ull;
+    return h | ((uint64_t)1 << 63);
+}
+
+static int long_same(const Long *o, const char *p, int64_t len) {
+    if (o->len != len) return 0;
+    for (int64_t q = 8; q < len; q++)
+        if (((unsigned char)o->p[q] | 0x20) != ((unsigned char)p[q] | 0x20)) return 0;
+    return 1;
+}
+
+/* The slot of word (k1, k2): its own, or the empty one where it goes.  Probing
+ * on is rare (the table is at most 1/4 full), so it is out of the fast path. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static Slot *word_probe(const Work *w, size_t s, uint64_t k1, uint64_t k2, const char *p, int64_t len) {
     const size_t mask = w->wcap - 1;
-    for (size_t s = (size_t)(h >> 40) & mask;; s = (s + 1) & mask) {
-        struct Slot *x = &w->words[s];
-        if (x->stamp != w->wgen) {
-            x->stamp = w->wgen; x->key = key; x->id = ++*k;
-            w->longs[x->id].p = p; w->longs[x->id].len = len;
-            return x->id;
-        }
-        if (x->key != key) continue;
-        if (len < 8) return x->id;
-        const struct Long *o = &w->longs[x->id];
-        if (o->len != len) continue;
-        uint32_t q = 8;
-        while (q < len && ((unsigned char)o->p[q] | 0x20) == ((unsigned char)p[q] | 0x20)) q++;
-        if (q == len) return x->id;
+    for (;; s = (s + 1) & mask) {
+        Slot *x = &w->words[s];
+        if (x->stamp != w->wgen) return x;
+        if (x->k1 == k1 && x->k2 == k2 && (!(k2 >> 63) || long_same(&w->longs[x->id], p, len))) return x;
     }
 }
 
-/* End of the word that starts at c[q] (a token character; x = load8(c, q, len),
- * tok = alnum8(x)) and its key (first 8 bytes, lowercased, zero bytes after a
- * shorter word). */
-static inline int64_t word_end(const char *c, int64_t q, int64_t len, uint64_t x, uint64_t tok, uint64_t *key) {
-    const uint64_t stop = ~tok & B8(0x80);
-    if (stop) {
-        const int k = first_byte(stop);
-        *key = (x | B8(0x20)) & below_byte(k);
-        return q + k;
-    }
-    *key = x | B8(0x20);
-    int64_t e = q + 8;
-    for (;;) {
-        const uint64_t more = ~alnum8(load8(c, e, len)) & B8(0x80);
-        if (more) return e + first_byte(more);  /* the zero bytes after the end stop it */
-        e += 8;
-    }
+static inline Slot *word_slot_of(const Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len) {
+    const size_t s = (size_t)(((k1 ^ (k2 * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull) >> w->wshift);
+    Slot *x = &w->words[s];
+    /* the common cases, an empty slot or the word itself (16 bytes or fewer), take no branch */
+    const uint64_t fast = (uint64_t)(x->stamp != w->wgen) | (((x->k1 ^ k1) | (x->k2 ^ k2)) == 0 && !(k2 >> 63));
+    return fast ? x : word_probe(w, s, k1, k2, p, len);
 }
 
-/* Tokens of one text appended to w->ids, its sentences with tokens to w->soff
- * (a sentence ends at '\n'; a run of separators is checked for one at once). */
-static int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t *ntok, int64_t *nsent, uint32_t *k) {
+/* Id of a candidate word (1, 2, ... in order of first occurrence); p, len: where
+ * it is in the caller's text, kept for the long-word check. */
+static inline uint32_t word_add(Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len, uint32_t *k) {
+    Slot *x = word_slot_of(w, k1, k2, p, len);
+    const uint32_t fresh = x->stamp != w->wgen, keep = fresh - 1;  /* keep: all ones for a seen word */
+    const uint32_t id = ((*k + 1) & ~keep) | (x->id & keep);     /* new or seen without a branch */
+    *k += fresh;
+    x->stamp = w->wgen; x->k1 = k1; x->k2 = k2; x->id = id;
+    if (k2 >> 63) { w->longs[id].p = p; w->longs[id].len = (uint32_t)len; }  /* only long words need it */
+    return id;
+}
+
+/* Id of a reference word in the candidate, or 0. */
+static inline uint32_t word_find(const Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len) {
+    const Slot *x = word_slot_of(w, k1, k2, p, len);
+    return x->id & ((uint32_t)(x->stamp != w->wgen) - 1);
+}
+
+/* Tokens of one text appended to w->ids (candidate words added, reference
+ * words looked up), its sentences with tokens to w->soff (a sentence ends at
+ * '\n').  Returns the text's tokens, or -1 when out of memory. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add, int64_t *ntok, int64_t *nsent,
+                                    uint32_t *k) {
+    const int64_t nw = (len + 63) / 64;  /* bitmap words */
+    if (grow((void **)&w->buf, &w->buf_cap, (size_t)nw * 64 + 16, 1) < 0) return -1;
+    if (grow((void **)&w->bm, &w->bm_cap, (size_t)nw + 1, sizeof(uint64_t)) < 0) return -1;
+    char *buf = w->buf;
+    uint64_t *bm = w->bm;
+    memcpy(buf, c, (size_t)len);
+    memset(buf + len, 0, (size_t)(nw * 64 + 16 - len));  /* zero bytes: no token character, no newline */
+    for (int64_t q = 0; q < nw; q++) bm[q] = alnum_bits64(buf + 64 * q);
+    bm[nw] = 0;
     /* locals, not *ntok, *nsent, *k: stores to ids[] (uint32_t) may alias those */
     uint32_t *ids = w->ids, kk = *k;
     int64_t *soff = w->soff, nt = *ntok, ns = *nsent;
     const int64_t first = nt;
-    int64_t start_tok = nt, q = 0;
-    while (q < len) {
-        const uint64_t x = load8(c, q, len), tok = alnum8(x);
-        if (tok & 0x80) {  /* a word starts at q */
-            uint64_t key;
-            const int64_t e = word_end(c, q, len, x, tok, &key);
-            ids[nt++] = word_id(w, c + q, (uint32_t)(e - q), key, &kk);
-            if (e - q >= 8) { q = e; continue; }
-            /* the separators after a short word start inside x: up to the next word there, or all of x */
-            const uint64_t next = tok & ~below_byte((int)(e - q));
-            const int run = next ? first_byte(next) : 8;
-            if (bytes_in(x, '\n', '\n') & below_byte(run)) {
+    int64_t start_tok = nt;
+    const char *nlp = (const char *)memchr(buf, '\n', (size_t)len);
+    int64_t nl = nlp ? nlp - buf : len;  /* the first newline at or after the sentence's first word */
+    uint64_t carry = 0;
+    for (int64_t q = 0; q < nw; q++) {
+        uint64_t starts = bm[q] & ~((bm[q] << 1) | carry);
+        carry = bm[q] >> 63;
+        while (starts) {
+            const int64_t s = 64 * q + low_bit(starts);
+            starts &= starts - 1;
+            const int sh = (int)(s & 63);
+            const uint64_t win = (bm[s >> 6] >> sh) | ((bm[(s >> 6) + 1] << 1) << (63 - sh));
+            int64_t wl;
+            if (win != ~(uint64_t)0) {
+                wl = low_bit(~win);
+            } else {  /* 64 token bytes or more */
+                wl = 64;
+                while ((bm[(s + wl) >> 6] >> ((s + wl) & 63)) & 1) wl++;
+            }
+            if (s > nl) {  /* a newline since the last word */
                 if (nt > start_tok) soff[++ns] = nt;
                 start_tok = nt;
+                nlp = (const char *)memchr(buf + s, '\n', (size_t)(len - s));
+                nl = nlp ? nlp - buf : len;
             }
-            q += run;
-            continue;
+            const uint64_t k1 = (load8(buf + s) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
+            uint64_t k2 = (load8(buf + s + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
+            if (wl > 16) k2 = long_key(c + s, wl);
+            ids[nt++] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
         }
-        const int run = tok ? first_byte(tok) : 8;  /* separators before the next word (or 8) */
-        if (bytes_in(x, '\n', '\n') & below_byte(run)) {
-            if (nt > start_tok) soff[++ns] = nt;
-            start_tok = nt;
-        }
-        q += run;
     }
     if (nt > start_tok) soff[++ns] = nt;
     *ntok = nt; *nsent = ns; *k = kk;
@@ -402,14 +536,16 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
     if (grow((void **)&w->ids, &w->ids_cap, max_tok, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->soff, &w->soff_cap, max_tok + 1, sizeof(int64_t)) < 0) return -1;
     if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(t1 - t0) + 1, sizeof(int64_t)) < 0) return -1;
-    if (words_reserve(w, max_tok) < 0) return -1;
-    if (++w->wgen == 0) { memset(w->words, 0, w->wcap * sizeof(*w->words)); w->wgen = 1; }
+    if (words_reserve(w, (size_t)b->len[t0] / 2 + 1) < 0) return -1;
     int64_t ntok = 0, nsent = 0;
     uint32_t k = 0;
     w->soff[0] = 0;
     for (int64_t t = t0; t < t1; t++) {
         w->dsent[t - t0] = nsent;
-        b->doc_len[t] = tokenize_text(w, b->chars[t], b->len[t], &ntok, &nsent, &k);
+        const int64_t got = t == t0 ? tokenize_text(w, b->chars[t], b->len[t], 1, &ntok, &nsent, &k)
+                                    : tokenize_text(w, b->chars[t], b->len[t], 0, &ntok, &nsent, &k);
+        if (got < 0) return -1;
+        b->doc_len[t] = got;
     }
     w->dsent[t1 - t0] = nsent;
     int64_t *hits = b->hits + (t0 - (int64_t)i);
@@ -418,6 +554,9 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
         return 0;
     }
     const Layout L = {w->soff, 0, w->dsent, 0, t1 - t0};
+#ifdef LSUM_TOKONLY
+    (void)L; return 0;
+#endif
     return instance_core(w, w->ids, &L, k, hits);
 }
 
