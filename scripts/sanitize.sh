@@ -56,6 +56,9 @@ export ASAN_OPTIONS="detect_leaks=0:alloc_dealloc_mismatch=0:halt_on_error=1:log
 export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
 export PYTHONPATH="$WORK/lib${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
+# Python objects (str data included) from malloc, not pymalloc's arenas: a read past
+# the end of a str the kernels are given is then an ASan report.
+export PYTHONMALLOC=malloc
 
 cd "$WORK"  # not the checkout: `python -m` puts the cwd first on sys.path
 "$PY" - "$SO" <<'EOF'

@@ -30,6 +30,10 @@
  * dependent steps; alone it leaves most of the CPU idle). */
 #define LANES 4
 
+/* The text path reads 64 bytes at a time, and 16 from each word start: the last
+ * bytes of a text are read from a zero-padded copy of at most 80 of them. */
+#define TAIL 96
+
 typedef struct { uint64_t k1, k2; uint32_t stamp, id; } Slot;  /* a candidate word (text path) */
 typedef struct { const char *p; uint32_t len; } Long;           /* where word `id` is, by id */
 
@@ -44,8 +48,8 @@ typedef struct {
     uint32_t *cnt, *used;
     uint32_t *rid, *rpos;  /* reference tokens the candidate has: their ids and positions */
     int64_t *rsent;      /* where each reference sentence starts in rid/rpos */
-    /* text path: a padded copy of one text, its token-byte bitmap, the candidate's words */
-    char *buf;
+    /* text path: the end of one text, zero-padded; its token-byte bitmap; the candidate's words */
+    char tail[TAIL];
     uint64_t *bm;
     Slot *words;
     Long *longs;
@@ -54,12 +58,12 @@ typedef struct {
     size_t wcap;
     int64_t *soff, *dsent;
     size_t ids_cap, mw_cap, gm_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap, rpos_cap,
-        rsent_cap, buf_cap, bm_cap, longs_cap, soff_cap, dsent_cap;
+        rsent_cap, bm_cap, longs_cap, soff_cap, dsent_cap;
 } Work;
 
 static void work_free(Work *w) {
     tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->gm); free(w->rows); free(w->carry);
-    free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rpos); free(w->rsent); free(w->buf);
+    free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rpos); free(w->rsent);
     free(w->bm); free(w->words); free(w->longs); free(w->soff); free(w->dsent);
 }
 
@@ -479,21 +483,23 @@ __attribute__((always_inline))
 static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add, int64_t *ntok, int64_t *nsent,
                                     uint32_t *k) {
     const int64_t nw = (len + 63) / 64;  /* bitmap words */
-    if (grow((void **)&w->buf, &w->buf_cap, (size_t)nw * 64 + 16, 1) < 0) return -1;
     if (grow((void **)&w->bm, &w->bm_cap, (size_t)nw + 1, sizeof(uint64_t)) < 0) return -1;
-    char *buf = w->buf;
     uint64_t *bm = w->bm;
-    memcpy(buf, c, (size_t)len);
-    memset(buf + len, 0, (size_t)(nw * 64 + 16 - len));  /* zero bytes: no token character, no newline */
-    for (int64_t q = 0; q < nw; q++) bm[q] = alnum_bits64(buf + 64 * q);
+    /* bytes from tb on are read from the copy: the last block, and words within 16 of the end */
+    int64_t tb = len - 16 < (nw - 1) * 64 ? len - 16 : (nw - 1) * 64;
+    if (tb < 0) tb = 0;
+    memset(w->tail, 0, TAIL);  /* zero bytes: no token character */
+    memcpy(w->tail, c + tb, (size_t)(len - tb));  /* len - tb <= 80; every read ends before 80 */
+    for (int64_t q = 0; q < nw; q++)
+        bm[q] = alnum_bits64(64 * q + 64 <= len ? c + 64 * q : w->tail + (64 * q - tb));
     bm[nw] = 0;
     /* locals, not *ntok, *nsent, *k: stores to ids[] (uint32_t) may alias those */
     uint32_t *ids = w->ids, kk = *k;
     int64_t *soff = w->soff, nt = *ntok, ns = *nsent;
     const int64_t first = nt;
     int64_t start_tok = nt;
-    const char *nlp = (const char *)memchr(buf, '\n', (size_t)len);
-    int64_t nl = nlp ? nlp - buf : len;  /* the first newline at or after the sentence's first word */
+    const char *nlp = (const char *)memchr(c, '\n', (size_t)len);
+    int64_t nl = nlp ? nlp - c : len;  /* the first newline at or after the sentence's first word */
     uint64_t carry = 0;
     for (int64_t q = 0; q < nw; q++) {
         uint64_t starts = bm[q] & ~((bm[q] << 1) | carry);
@@ -513,11 +519,12 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
             if (s > nl) {  /* a newline since the last word */
                 if (nt > start_tok) soff[++ns] = nt;
                 start_tok = nt;
-                nlp = (const char *)memchr(buf + s, '\n', (size_t)(len - s));
-                nl = nlp ? nlp - buf : len;
+                nlp = (const char *)memchr(c + s, '\n', (size_t)(len - s));
+                nl = nlp ? nlp - c : len;
             }
-            const uint64_t k1 = (load8(buf + s) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
-            uint64_t k2 = (load8(buf + s + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
+            const char *p = s + 16 <= len ? c + s : w->tail + (s - tb);
+            const uint64_t k1 = (load8(p) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
+            uint64_t k2 = (load8(p + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
             if (wl > 16) k2 = long_key(c + s, wl);
             ids[nt++] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
         }
