@@ -44,10 +44,10 @@ typedef struct {
     uint64_t *gm;        /* match masks of a group of LANES sentences: gm[id * LANES + lane] */
     uint64_t *rows;      /* rows of the current pair (or group) */
     uint8_t *carry;      /* per reference row, multi-word candidates */
-    uint8_t *mark;       /* union: per reference token of the instance */
+    uint8_t *mark;       /* union: per row of rid (a reference token the candidate has) */
     uint32_t *cnt, *used;
-    uint32_t *rid, *rpos;  /* reference tokens the candidate has: their ids and positions */
-    int64_t *rsent;      /* where each reference sentence starts in rid/rpos */
+    uint32_t *rid;       /* the reference tokens the candidate has, in order: their ids */
+    int64_t *rsent;      /* where each reference sentence starts in rid */
     /* text path: the end of one text, zero-padded; its token-byte bitmap; the candidate's words */
     char tail[TAIL];
     uint64_t *bm;
@@ -57,13 +57,13 @@ typedef struct {
     int wshift;
     size_t wcap;
     int64_t *soff, *dsent;
-    size_t ids_cap, mw_cap, gm_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap, rpos_cap,
+    size_t ids_cap, mw_cap, gm_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap,
         rsent_cap, bm_cap, longs_cap, soff_cap, dsent_cap;
 } Work;
 
 static void work_free(Work *w) {
     tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->gm); free(w->rows); free(w->carry);
-    free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rpos); free(w->rsent);
+    free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rsent);
     free(w->bm); free(w->words); free(w->longs); free(w->soff); free(w->dsent);
 }
 
@@ -93,10 +93,10 @@ static inline int low_bit(uint64_t x) {
 
 /* ------------------------------------------------------------- the pairs */
 
-/* A reference sentence is given by the tokens the candidate has (ids rid[0..m),
- * positions rpos[]): a row whose token is in no candidate sentence changes
- * nothing, neither the recurrence (no match: the row stays) nor the walk back
- * (no go-left cell: it goes straight up). */
+/* A reference sentence is given by the tokens the candidate has (rows: ids
+ * rid[0..m)): a row whose token is in no candidate sentence changes nothing,
+ * neither the recurrence (no match: the row stays) nor the walk back (no
+ * go-left cell: it goes straight up).  Marks are per row. */
 
 /* One row step of the recurrence on word V with match mask M (and carry-in c
  * for multi-word rows).  Returns the new row; *go_left gets the cells where
@@ -112,50 +112,75 @@ static inline uint64_t row_step(uint64_t V, uint64_t M, uint8_t *c, uint64_t *go
     return next;
 }
 
-/* LANES candidate sentences (lane l: n[l] <= 64 tokens, masks in w->gm; n[l] = 0
- * for an unused lane) against one reference sentence.  Forward, per row and
- * lane: stop = M | ~go_left, the cells where the walk leaves the row.  Back,
- * per row: from column j the path moves left through the cells that do not
- * stop, and at the first that does it goes diagonally at a match (a mark) and
- * up otherwise.  The column is kept as J, the bits below it.  The walk needs
- * no count of the LCS left: once none is left (t[i][j] = 0), no cell below
- * row i and left of j matches, so no mark can follow. */
-static void group_pair(Work *w, const int64_t *n, const uint32_t *rid, const uint32_t *rpos, int64_t m,
-                       uint8_t *mark) {
-    const uint64_t *gm = w->gm;
-    uint64_t *rows = w->rows, V[LANES], J[LANES];
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The forward pass of group_pair: rows[i * LANES + l] = M | ~go_left (the
+ * cells where the walk leaves row i), lane by lane as row_step. */
+static void group_rows(const uint64_t *gm, const uint32_t *rid, int64_t m, uint64_t *rows) {
+#if defined(__SSE2__) && LANES == 4
+    const __m128i ones = _mm_set1_epi32(-1);
+    __m128i V0 = ones, V1 = ones;
+    for (int64_t i = 0; i < m; i++) {
+        const __m128i *M = (const __m128i *)(gm + (size_t)rid[i] * LANES);
+        const __m128i M0 = _mm_loadu_si128(M), M1 = _mm_loadu_si128(M + 1);
+        const __m128i U0 = _mm_and_si128(V0, M0), U1 = _mm_and_si128(V1, M1);
+        const __m128i S0 = _mm_add_epi64(V0, U0), S1 = _mm_add_epi64(V1, U1);
+        const __m128i N0 = _mm_or_si128(S0, _mm_andnot_si128(M0, V0));
+        const __m128i N1 = _mm_or_si128(S1, _mm_andnot_si128(M1, V1));
+        const __m128i C0 = _mm_or_si128(U0, _mm_andnot_si128(S0, _mm_andnot_si128(U0, V0)));
+        const __m128i C1 = _mm_or_si128(U1, _mm_andnot_si128(S1, _mm_andnot_si128(U1, V1)));
+        _mm_storeu_si128((__m128i *)(rows + i * LANES), _mm_or_si128(M0, _mm_xor_si128(_mm_and_si128(N0, C0), ones)));
+        _mm_storeu_si128((__m128i *)(rows + i * LANES) + 1,
+                         _mm_or_si128(M1, _mm_xor_si128(_mm_and_si128(N1, C1), ones)));
+        V0 = N0;
+        V1 = N1;
+    }
+#else
+    uint64_t V[LANES];
     for (int l = 0; l < LANES; l++) V[l] = ~(uint64_t)0;
     for (int64_t i = 0; i < m; i++) {
         const uint64_t *M = gm + (size_t)rid[i] * LANES;
-        uint64_t *A = rows + i * LANES;
         for (int l = 0; l < LANES; l++) {
-            const uint64_t U = V[l] & M[l], S = V[l] + U;
-            const uint64_t next = S | (V[l] & ~M[l]), carry_out = U | (V[l] & ~U & ~S);
-            A[l] = M[l] | ~(next & carry_out);
-            V[l] = next;
+            uint64_t go_left;
+            V[l] = row_step(V[l], M[l], NULL, &go_left);
+            rows[i * LANES + l] = M[l] | ~go_left;
         }
     }
+#endif
+}
+
+/* LANES candidate sentences (lane l: n[l] <= 64 tokens, masks in w->gm; n[l] = 0
+ * for an unused lane) against one reference sentence of m rows.  Back, per
+ * row: from column j the path moves left through the cells that do not stop,
+ * and at the first that does it goes diagonally at a match (a mark) and up
+ * otherwise.  The column is kept as J, the bits below it.  The walk needs no
+ * count of the LCS left: once none is left (t[i][j] = 0), no cell below row i
+ * and left of j matches, so no mark can follow. */
+static void group_pair(Work *w, const int64_t *n, const uint32_t *rid, int64_t m, uint8_t *mark) {
+    const uint64_t *gm = w->gm, *rows = w->rows;
+    uint64_t J[LANES];
+    group_rows(gm, rid, m, w->rows);
     for (int l = 0; l < LANES; l++) J[l] = low_bits(n[l]);
     for (int64_t i = m - 1; i >= 0; i--) {
         const uint64_t *M = gm + (size_t)rid[i] * LANES, *A = rows + i * LANES;
         uint64_t hits = 0;
         for (int l = 0; l < LANES; l++) {
-            /* the top stop cell below j (| 1: defined when there is none, and then no match
-             * is left of j; & J below keeps j from moving right there) */
+            /* T: the top stop cell left of j (| 1: defined when there is none; then no
+             * match is left of j either) */
             const uint64_t T = (uint64_t)1 << top_bit((A[l] & J[l]) | 1);
-            const uint64_t hit = M[l] & J[l] & T;  /* no branch: unpredictable */
-            hits |= hit;
-            J[l] &= (T << (hit == 0)) - 1;  /* diagonal: below the match; up: up to and with it */
+            hits |= T & M[l] & J[l];  /* no branch: unpredictable */
+            J[l] &= (T - 1) | (T & ~M[l]);  /* diagonal: left of the match; up: up to it */
         }
-        mark[rpos[i]] |= (uint8_t)(hits != 0);
+        mark[i] |= (uint8_t)(hits != 0);
     }
 }
 
 /* A candidate sentence a[0..n) of more than 64 tokens against one reference
  * sentence: word by word, one carry per row, then rouge-score's backtrack one
  * cell at a time. */
-static void long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid, const uint32_t *rpos,
-                      int64_t m, uint8_t *mark) {
+static void long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid, int64_t m, uint8_t *mark) {
     const int64_t W = (n + 63) / 64;
     uint64_t *rows = w->rows, *mw = w->mw;
     int64_t cur = 0;
@@ -171,7 +196,7 @@ static void long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid
     int64_t i = m, j = n;
     while (cur > 0) {
         if (rid[i - 1] == a[j - 1]) {
-            mark[rpos[i - 1]] = 1;
+            mark[i - 1] = 1;
             i--; j--; cur--;
         } else if ((rows[(i - 1) * W + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1) {
             j--;
@@ -197,33 +222,34 @@ static int reserve_instance(Work *w, size_t k, size_t nref_tok, size_t nref_sent
     if (grow((void **)&w->used, &w->used_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->mark, &w->mark_cap, nref_tok + 1, 1) < 0) return -1;
     if (grow((void **)&w->rid, &w->rid_cap, nref_tok + 1, sizeof(uint32_t)) < 0) return -1;
-    if (grow((void **)&w->rpos, &w->rpos_cap, nref_tok + 1, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->rsent, &w->rsent_cap, nref_sent + 1, sizeof(int64_t)) < 0) return -1;
     if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
     memset(w->mw, 0, (k + 1) * sizeof(uint64_t));
-    memset(w->gm, 0, (k + 1) * LANES * sizeof(uint64_t));
     memset(w->cnt, 0, (k + 1) * sizeof(uint32_t));
     memset(w->used, 0, (k + 1) * sizeof(uint32_t));
     memset(w->mark, 0, nref_tok + 1);
     return 0;
 }
 
-/* Clipped hits of one reference document from the union marks. */
-static int64_t doc_hits(Work *w, const uint32_t *ids, int64_t cand_end, int64_t q0, int64_t q1) {
+/* Clipped hits of the rows rid[c0 .. c1) (one reference document) from their union marks. */
+static int64_t doc_hits(Work *w, int64_t c0, int64_t c1) {
+    const uint32_t *rid = w->rid;
     int64_t h = 0;
-    for (int64_t q = q0; q < q1; q++) {
-        const uint32_t id = ids[q];
-        const uint32_t ok = w->mark[q - cand_end] & (w->used[id] < w->cnt[id]);  /* branchless */
+    for (int64_t q = c0; q < c1; q++) {
+        const uint32_t id = rid[q];
+        const uint32_t ok = w->mark[q] & (w->used[id] < w->cnt[id]);  /* branchless */
         w->used[id] += ok;
         h += ok;
     }
-    for (int64_t q = q0; q < q1; q++) w->used[ids[q]] = 0;
+    for (int64_t q = c0; q < c1; q++) w->used[rid[q]] = 0;
     return h;
 }
 
 /* The candidate sentences grp[0..g) (each 1..64 tokens) against every reference sentence. */
-static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64_t *grp, int g, int64_t nrs) {
+static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64_t *grp, int g, size_t k,
+                      int64_t nrs) {
     int64_t n[LANES];
+    memset(w->gm, 0, (k + 1) * LANES * sizeof(uint64_t));  /* cheaper than clearing token by token */
     for (int l = 0; l < LANES; l++) {
         n[l] = l < g ? L->sent_off[grp[l] + 1] - L->sent_off[grp[l]] : 0;
         const uint32_t *a = ids + (l < g ? L->sent_off[grp[l]] - L->base : 0);
@@ -231,11 +257,7 @@ static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64
     }
     for (int64_t r = 0; r < nrs; r++) {
         const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
-        if (c1 > c0) group_pair(w, n, w->rid + c0, w->rpos + c0, c1 - c0, w->mark);
-    }
-    for (int l = 0; l < g; l++) {
-        const uint32_t *a = ids + L->sent_off[grp[l]] - L->base;
-        for (int64_t p = 0; p < n[l]; p++) w->gm[(size_t)a[p] * LANES + l] = 0;
+        if (c1 > c0) group_pair(w, n, w->rid + c0, c1 - c0, w->mark + c0);
     }
 }
 
@@ -261,7 +283,6 @@ static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k
         w->rsent[r - r0] = nr;
         for (int64_t q = so[r] - L->base; q < so[r + 1] - L->base; q++) {
             w->rid[nr] = ids[q];
-            w->rpos[nr] = (uint32_t)(q - cand_end);
             nr += ids[q] != 0;
         }
     }
@@ -273,18 +294,16 @@ static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k
         if (n > 64) {
             for (int64_t r = 0; r < r1 - r0; r++) {
                 const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
-                if (c1 > c0) long_pair(w, ids + so[s] - L->base, n, w->rid + c0, w->rpos + c0, c1 - c0, w->mark);
+                if (c1 > c0) long_pair(w, ids + so[s] - L->base, n, w->rid + c0, c1 - c0, w->mark + c0);
             }
         } else if (n > 0) {
             grp[g++] = s;
-            if (g == LANES) { run_group(w, ids, L, grp, g, r1 - r0); g = 0; }
+            if (g == LANES) { run_group(w, ids, L, grp, g, k, r1 - r0); g = 0; }
         }
     }
-    if (g) run_group(w, ids, L, grp, g, r1 - r0);
-    for (int64_t d = L->d0 + 1; d < L->d1; d++) {
-        const int64_t q0 = so[ds[d]] - L->base, q1 = so[ds[d + 1]] - L->base;
-        hits[d - L->d0 - 1] = doc_hits(w, ids, cand_end, q0, q1);
-    }
+    if (g) run_group(w, ids, L, grp, g, k, r1 - r0);
+    for (int64_t d = L->d0 + 1; d < L->d1; d++)
+        hits[d - L->d0 - 1] = doc_hits(w, w->rsent[ds[d] - r0], w->rsent[ds[d + 1] - r0]);
     return 0;
 }
 
