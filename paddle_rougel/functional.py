@@ -110,8 +110,12 @@ def _rouge_lsum_part(predictions: list, references: list, text: TextSettings, we
                      multi_ref: str, split: str, per_instance: bool) -> dict:
     settings = RougeLsumSettings(multi_ref=multi_ref, split=split, text=text, **weight)
     acc = RougeLsumAccumulator(settings)
-    refs = [[r] if isinstance(r, str) or r is None else r for r in references]
-    batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text())
+    if set(map(type, references)) <= {str}:  # one reference each (no list per instance)
+        batch = make_lsum_batch(predictions, references, split, acc.tokenizer, settings.raw_text(),
+                                one_ref=True)
+    else:
+        refs = [[r] if isinstance(r, str) or r is None else r for r in references]
+        batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text())
     return _part("rougeLsum", acc, acc.add_now(batch)[0], per_instance), settings
 
 
@@ -253,8 +257,8 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
         raise ValueError(f"rouge_lsum: got {len(hypotheses)} hypotheses but {len(references)} references")
     settings = RougeLsumSettings(split=split, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeLsumAccumulator(settings)
-    batch = make_lsum_batch(hypotheses, [[r] for r in references], split, acc.tokenizer,
-                            settings.raw_text())
+    batch = make_lsum_batch(hypotheses, references, split, acc.tokenizer, settings.raw_text(),
+                            one_ref=True)
     res = score_batch(batch.cands, batch.ref_lists, acc._prepare)
     p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)

@@ -26,18 +26,54 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Set
+from collections.abc import Sequence as SequenceABC
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["Batch", "make_batch", "plain_instance", "check_tokens", "ref_items"]
+__all__ = ["Batch", "FlatRefs", "make_batch", "plain_instance", "check_tokens", "ref_items"]
+
+
+class FlatRefs(SequenceABC):
+    """Per-instance reference tuples kept flat: instance i's are ``flat[offsets[i]:offsets[i+1]]``.
+
+    A str batch's references as the C snapshot makes them (one tuple for the
+    batch, not one per instance); it reads as a tuple of tuples.
+
+    >>> refs = FlatRefs(("a", "b", "c"), np.array([0, 2, 3]))
+    >>> len(refs), refs[0], list(refs)
+    (2, ('a', 'b'), [('a', 'b'), ('c',)])
+    """
+
+    __slots__ = ("flat", "offsets")
+
+    def __init__(self, flat: tuple, offsets: np.ndarray):
+        self.flat = flat
+        self.offsets = offsets  # int64 [N+1], read-only
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        o = self.offsets
+        i = range(len(self))[i]  # negative indexes and IndexError as a tuple's
+        return self.flat[o[i]:o[i + 1]]
+
+    def __iter__(self):
+        o = self.offsets.tolist()
+        return (self.flat[a:b] for a, b in zip(o, o[1:]))
+
+    def __repr__(self) -> str:
+        return f"FlatRefs({tuple(self)!r})"
 
 
 class Batch(NamedTuple):
     """A validated batch: tuples all the way down, safe to keep and to share."""
 
     cands: tuple
-    ref_lists: tuple            # one non-empty tuple of references per instance
+    ref_lists: Sequence         # one non-empty tuple of references per instance (a tuple or FlatRefs)
     plain: bool                 # every candidate and reference is a str
     yn_match: Optional[tuple]   # per instance: tuple of bool per reference, or None
     entities: Optional[tuple]   # per instance: tuple of entities, or None

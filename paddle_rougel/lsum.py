@@ -44,7 +44,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import engine
-from .inputs import Batch, check_tokens, ref_items
+from .inputs import Batch, FlatRefs, check_tokens, ref_items
 
 __all__ = ["SPLITS", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions", "union_hits",
            "make_lsum_batch", "score_batch"]
@@ -118,13 +118,15 @@ def _all_text(cands: Sequence, ref_lists: Sequence) -> bool:
 
 def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline",
                     tokenizer: Optional[Callable] = None, raw_text: bool = False,
-                    base: int = 0) -> Batch:
+                    base: int = 0, one_ref: bool = False) -> Batch:
     """Validate and snapshot N (candidate, references) instances of summaries.
 
     Each summary becomes a tuple of sentence snapshots, except that with
     ``raw_text`` (rouge-score's own text handling: newline split and its
-    tokenizer) a ``str`` summary stays a ``str`` for the C text path.  Errors
-    name ``instance {base + i}``, the reference and the sentence.
+    tokenizer) a ``str`` summary stays a ``str`` for the C text path.  With
+    ``one_ref``, ``ref_lists[i]`` is instance i's only reference summary, not a
+    list of them.  Errors name ``instance {base + i}``, the reference and the
+    sentence.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidate summaries and a list of reference lists, not a str")
@@ -133,13 +135,16 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     if len(cands) != len(ref_lists):
         raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
 
-    if raw_text:  # the common case: every summary a str, checked and snapshotted at C speed
-        if engine.backend() == "c":
-            snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists)
-        else:
-            snap = (tuple(cands), tuple(map(tuple, ref_lists))) if _all_text(cands, ref_lists) else None
+    if raw_text and engine.backend() == "c":  # the common case: every summary a str, at C speed
+        snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists, one_ref)
         if snap is not None:
-            return Batch(snap[0], snap[1], False, None, None, tokenizer is not None)
+            offsets = np.frombuffer(snap[2], dtype=np.int64)
+            offsets.flags.writeable = False
+            return Batch(snap[0], FlatRefs(snap[1], offsets), False, None, None, tokenizer is not None)
+    if one_ref:
+        ref_lists = [[r] for r in ref_lists]
+    if raw_text and engine.backend() != "c" and _all_text(cands, ref_lists):
+        return Batch(tuple(cands), tuple(map(tuple, ref_lists)), False, None, None, tokenizer is not None)
 
     def one(x, where):
         if raw_text and type(x) is str:
@@ -216,17 +221,20 @@ def _rename(msg: str, cands: tuple, ref_lists: tuple) -> str:
     return msg
 
 
-def score_batch(cands: tuple, ref_lists: tuple, prepare: Callable[[str], tuple],
+def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tuple],
                 threads: Optional[int] = None) -> LsumResult:
     """Hits of a batch from ``make_lsum_batch``: raw ``str`` summaries (``raw_text``) go
     through the C text path when every summary is an ASCII str, else ``prepare(text)``
     (split + tokenize in Python) first."""
     if engine.backend() == "c" and cands and type(cands[0]) is str:  # lsum_text checks them all
-        out = engine._c_ext.lsum_text(cands, ref_lists, threads or engine.default_threads())
+        flat, offsets = ((ref_lists.flat, ref_lists.offsets) if isinstance(ref_lists, FlatRefs)
+                         else (ref_lists, None))
+        out = engine._c_ext.lsum_text(cands, flat, offsets, threads or engine.default_threads())
         if out is not None:
-            ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))
-            return _result(np.frombuffer(out[0], dtype=np.int64), np.frombuffer(out[1], dtype=np.int64),
-                           ref_count)
+            hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64) for x in out)
+            ref_count = (np.diff(offsets) if offsets is not None else
+                         np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists)))
+            return LsumResult(hits, cand_len, ref_len, ref_count)
 
     def ready(x):
         return prepare(x) if type(x) is str else x

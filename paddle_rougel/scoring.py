@@ -153,6 +153,8 @@ def reduce_refs(p, r, offsets, mode: str, f_of):
     if len(starts) == 0:
         z = np.zeros(0, dtype=np.float64)
         return z, z.copy(), z.copy()
+    if len(p) == len(starts):  # one reference each: every mode gives that pair's figures
+        return p, r, f_of(p, r)
     if mode == "max_pr":
         pi = np.maximum.reduceat(p, starts)
         ri = np.maximum.reduceat(r, starts)

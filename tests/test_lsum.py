@@ -30,6 +30,7 @@ from paddle_rougel.functional import compute as _compute
 
 def compute_rouge_l(*a, **k):  # ROUGE-L only (the default rouge_types)
     return _compute(*a, **k)
+from paddle_rougel.inputs import FlatRefs
 from paddle_rougel.lsum import lcs_positions, make_lsum_batch, split_sentences, union_hits
 from paddle_rougel.settings import SETTINGS, RougeLsumSettings
 from paddle_rougel.text import TextSettings
@@ -234,8 +235,8 @@ def test_random_texts_against_rouge_score(path, unicode):
 
 def test_c_text_path_is_taken_for_ascii_and_agrees_with_tokens():
     preds, targets = ["A b.\nc A", "x"], [["a c\nb", "c"], ["y"]]
-    raw = engine._c_ext.lsum_text(preds, targets, 1)
-    assert raw is not None and engine._c_ext.lsum_text(["é"], [["e"]], 1) is None
+    raw = engine._c_ext.lsum_text(preds, targets, None, 1)
+    assert raw is not None and engine._c_ext.lsum_text(["é"], [["e"]], None, 1) is None
     hits = np.frombuffer(raw[0], dtype=np.int64).tolist()
     acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
     prepared = [acc._prepare(p) for p in preds], [[acc._prepare(t) for t in ts] for ts in targets]
@@ -268,27 +269,24 @@ def test_c_text_path_hostile_words_against_tokens_and_rouge_score(seed):
     rng = random.Random(100 + seed)
     preds = [_hostile_ascii(rng) for _ in range(120)]
     targets = [[_hostile_ascii(rng) for _ in range(rng.randint(1, 3))] for _ in range(120)]
-    raw = engine._c_ext.lsum_text(preds, targets, 1 + seed % 2)
+    raw = engine._c_ext.lsum_text(preds, targets, None, 1 + seed % 2)
     assert raw is not None
-    hits = np.frombuffer(raw[0], dtype=np.int64).tolist()
-    doc_len = np.frombuffer(raw[1], dtype=np.int64).tolist()
+    hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64).tolist() for x in raw)
     acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
-    cands = tuple(acc._prepare(p) for p in preds)
-    refs = tuple(tuple(acc._prepare(t) for t in ts) for ts in targets)
-    want = lsum._tokens_batch(cands, refs)
-    assert hits == want.hits.tolist()
-    assert doc_len == [sum(map(len, d)) for c, ts in zip(cands, refs) for d in (c, *ts)]
-    flat, doc = 0, 0
+    cands = [acc._prepare(p) for p in preds]
+    refs = [[acc._prepare(t) for t in ts] for ts in targets]
+    assert hits == lsum._tokens_batch(tuple(cands), tuple(map(tuple, refs))).hits.tolist()
+    assert cand_len == [sum(map(len, c)) for c in cands]
+    assert ref_len == [sum(map(len, r)) for rs in refs for r in rs]
+    pair = 0
     for i, (pred, tgt) in enumerate(zip(preds, targets)):
-        n = doc_len[doc]
         for t in tgt:
-            doc += 1
             if i < 40:  # rouge-score itself, one pair at a time
                 theirs = SCORER.score(t, pred)["rougeLsum"]
-                assert abs(theirs.precision - (hits[flat] / n if n else 0.0)) < TOL
-                assert abs(theirs.recall - (hits[flat] / doc_len[doc] if doc_len[doc] else 0.0)) < TOL
-            flat += 1
-        doc += 1
+                n, m = cand_len[i], ref_len[pair]
+                assert abs(theirs.precision - (hits[pair] / n if n else 0.0)) < TOL
+                assert abs(theirs.recall - (hits[pair] / m if m else 0.0)) < TOL
+            pair += 1
 
 
 SETTINGS_HYP = dict(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -390,6 +388,51 @@ def test_metric_class():
     assert m.signature().startswith("RougeLsum|gamma:1.0|multi_ref:best|split:newline|tok:rouge_score")
     with pytest.raises(TypeError, match="unexpected keyword argument 'splt'.*'split'"):
         RougeLsum(splt="zh")
+
+
+def test_flat_references_read_as_tuples_and_score_as_lists(path):
+    """The C snapshot keeps a batch's references flat (one tuple); every reader sees a
+    tuple of tuples, and one_ref, lists, buffered add_inst and the Python engine agree."""
+    from paddle_rougel import RougeLsum
+
+    refs = FlatRefs(("a", "b", "c"), np.array([0, 2, 3]))
+    assert (len(refs), refs[0], refs[-1], refs[0:1], list(refs)) == \
+        (2, ("a", "b"), ("c",), (("a", "b"),), [("a", "b"), ("c",)])
+    with pytest.raises(IndexError):
+        refs[2]
+    rng = random.Random(7)
+    words = ["The", "cat", "sat", "on", "mat", "a", "dog"]
+    preds = [_random_text(rng, words, rng.randint(0, 4)) for _ in range(60)]
+    targets = [_random_text(rng, words, rng.randint(0, 4)) for _ in range(60)]
+    one = make_lsum_batch(preds, targets, raw_text=True, one_ref=True)
+    lists = make_lsum_batch(preds, [[t] for t in targets], raw_text=True)
+    assert tuple(one.ref_lists) == tuple(lists.ref_lists) == tuple((t,) for t in targets)
+    want = rouge_lsum(preds, targets, **RS)
+    m = RougeLsum(gamma=1.0, multi_ref="best", tokenize="rouge_score")
+    for p, t in zip(preds, targets):  # buffered one at a time: the batches are joined
+        m.add_inst(p, [t])
+    got = m.add_batch(preds, [(t,) for t in targets])
+    assert m.per_instance().fmeasure[:60].tolist() == got.fmeasure.tolist() == want.f_measure.tolist()
+    for p, t, w in zip(preds, targets, want.p_measure):
+        assert abs(SCORER.score(t, p)["rougeLsum"].precision - w) < TOL
+    with pytest.raises(TypeError, match="instance 1, reference 0: got None"):
+        make_lsum_batch(["a", "b"], ["a", None], raw_text=True, one_ref=True)
+
+
+@pytest.mark.parametrize("offsets,err", [
+    (np.array([0, 1], dtype=np.int64), ValueError),        # N + 1 entries needed
+    (np.array([1, 1, 2], dtype=np.int64), ValueError),     # from 0
+    (np.array([0, 0, 2], dtype=np.int64), ValueError),     # every candidate has a reference
+    (np.array([0, 1, 3], dtype=np.int64), ValueError),     # up to len(flat)
+    (np.array([0, 1, 2], dtype=np.int32), ValueError),     # int64
+    ([0, 1, 2], TypeError),                                # a buffer
+])
+def test_c_text_path_checks_offsets(offsets, err):
+    with pytest.raises(err):
+        engine._c_ext.lsum_text(("a", "b"), ("a", "b"), offsets, 1)
+    with pytest.raises(TypeError, match="tuples"):
+        engine._c_ext.lsum_text(["a", "b"], ("a", "b"), np.array([0, 1, 2]), 1)
+    assert engine._c_ext.lsum_text_snapshot(["a"], [[]]) is None  # not a non-empty list of str
 
 
 # ------------------------------------------------------------------ bad input

@@ -44,7 +44,7 @@ static int run_kernel(const double *cost, Py_ssize_t N, int threads, range_fn fn
 
 /* cand_len [N], ref_len [T-N], ref_count [N] of a read batch. */
 static PyObject *lengths(const TokenBatch *b) {
-    int64_t *cl, *rl, *rc;
+    int64_t *cl = NULL, *rl = NULL, *rc = NULL;
     PyObject *a = int64_array(b->N, &cl), *r = int64_array(b->T - b->N, &rl), *c = int64_array(b->N, &rc);
     if (!a || !r || !c) { Py_XDECREF(a); Py_XDECREF(r); Py_XDECREF(c); return NULL; }
     for (Py_ssize_t i = 0, m = 0; i < b->N; i++) {
@@ -278,118 +278,150 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(lsum_text_doc,
-"lsum_text(cands, ref_lists, threads=1) -> (hits, doc_len) or None\n\n"
-"rouge-score's default rougeLsum text handling in C: sentences end at '\\n',\n"
-"tokens are the lowercased runs of [A-Za-z0-9].  cands: N str; ref_lists: N\n"
-"non-empty lists of str.  Returns None (nothing computed) unless every text\n"
-"is an ASCII str; else as lsum_batch, per text.");
+PyDoc_STRVAR(lsum_text_snapshot_doc,
+"lsum_text_snapshot(cands, refs, one_ref=False) -> (cands, flat, offsets) or None\n\n"
+"cands: a list or tuple of str; refs: per candidate a non-empty list or tuple of\n"
+"str (with one_ref: a str, its only reference).  None unless every item has those\n"
+"exact types; else a tuple of the candidates, a tuple of every reference in order,\n"
+"and int64 offsets [N+1] (a bytearray): candidate i's references are\n"
+"flat[offsets[i]:offsets[i+1]].");
 
-/* Owned ASCII strs of the batch in order (candidate, then references); 1 when
- * some text is not an ASCII str or a list is not a non-empty list/tuple. */
-static int lsum_text_snap(PyObject *cands, PyObject *lists, PyObject ***texts, Py_ssize_t *T, int64_t *inst) {
-    const Py_ssize_t N = PyTuple_GET_SIZE(cands);
-    Py_ssize_t cap = 4 * N + 4;
-    *texts = (PyObject **)malloc((size_t)cap * sizeof(PyObject *));
-    if (!*texts) { PyErr_NoMemory(); return -1; }
+static int list_or_tuple(PyObject *o) { return PyList_CheckExact(o) || PyTuple_CheckExact(o); }
+
+/* The snapshot, or Py_None (a new reference) when the types do not fit.  No Python
+ * code runs here, so a list cannot change between the count and the copy. */
+static PyObject *flat_snapshot(PyObject *cands_in, PyObject *refs_in, int one_ref) {
+    if (!list_or_tuple(cands_in) || !list_or_tuple(refs_in) ||
+        PySequence_Fast_GET_SIZE(cands_in) != PySequence_Fast_GET_SIZE(refs_in))
+        Py_RETURN_NONE;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(refs_in);
+    PyObject **ci = PySequence_Fast_ITEMS(cands_in), **ri = PySequence_Fast_ITEMS(refs_in);
+    Py_ssize_t total = 0;
     for (Py_ssize_t i = 0; i < N; i++) {
-        PyObject *c = PyTuple_GET_ITEM(cands, i), *l = PyTuple_GET_ITEM(lists, i);
-        if (!(PyList_CheckExact(l) || PyTuple_CheckExact(l)) || PySequence_Fast_GET_SIZE(l) == 0) return 1;
-        const Py_ssize_t k = PySequence_Fast_GET_SIZE(l);
-        if (*T + k + 1 > cap) {
-            while (*T + k + 1 > cap) cap *= 2;
-            PyObject **q = (PyObject **)realloc(*texts, (size_t)cap * sizeof(PyObject *));
-            if (!q) { PyErr_NoMemory(); return -1; }
-            *texts = q;
+        if (!PyUnicode_CheckExact(ci[i])) Py_RETURN_NONE;
+        if (one_ref) {
+            if (!PyUnicode_CheckExact(ri[i])) Py_RETURN_NONE;
+            total++;
+            continue;
         }
-        inst[i] = *T;
-        for (Py_ssize_t j = -1; j < k; j++) {  /* list items are read with no Python code in between */
-            PyObject *t = j < 0 ? c : PySequence_Fast_ITEMS(l)[j];
-            if (!PyUnicode_CheckExact(t) || !PyUnicode_IS_ASCII(t)) return 1;
-            Py_INCREF(t);
-            (*texts)[(*T)++] = t;
+        if (!list_or_tuple(ri[i]) || PySequence_Fast_GET_SIZE(ri[i]) == 0) Py_RETURN_NONE;
+        const Py_ssize_t k = PySequence_Fast_GET_SIZE(ri[i]);
+        PyObject **items = PySequence_Fast_ITEMS(ri[i]);
+        for (Py_ssize_t j = 0; j < k; j++)
+            if (!PyUnicode_CheckExact(items[j])) Py_RETURN_NONE;
+        total += k;
+    }
+    int64_t *off;
+    PyObject *cands = PySequence_Tuple(cands_in), *flat = PyTuple_New(total), *offsets = int64_array(N + 1, &off);
+    PyObject *result = NULL;
+    if (!cands || !flat || !offsets) goto done;
+    Py_ssize_t t = 0;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        off[i] = t;
+        const Py_ssize_t k = one_ref ? 1 : PySequence_Fast_GET_SIZE(ri[i]);
+        PyObject **items = one_ref ? &ri[i] : PySequence_Fast_ITEMS(ri[i]);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            Py_INCREF(items[j]);
+            PyTuple_SET_ITEM(flat, t++, items[j]);
         }
     }
-    inst[N] = *T;
-    return 0;
-}
-
-static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "ref_lists", "threads", NULL};
-    PyObject *cands_in, *lists_in, *cands = NULL, *lists = NULL, **texts = NULL, *result = NULL;
-    PyObject *hits = NULL, *dlen = NULL;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands_in, &lists_in, &threads)) return NULL;
-    Py_ssize_t N = 0, T = 0;
-    int64_t *inst = NULL, *len = NULL;
-    const char **chars = NULL;
-    double *cost = NULL;
-    if (!(cands = PySequence_Tuple(cands_in)) || !(lists = PySequence_Tuple(lists_in))) goto done;
-    N = PyTuple_GET_SIZE(cands);
-    if (PyTuple_GET_SIZE(lists) != N) {
-        PyErr_Format(PyExc_ValueError, "got %zd candidates but %zd reference lists", N, PyTuple_GET_SIZE(lists));
-        goto done;
-    }
-    if (!(inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto done; }
-    const int rc = lsum_text_snap(cands, lists, &texts, &T, inst);
-    if (rc < 0) goto done;
-    if (rc > 0) { result = Py_None; Py_INCREF(result); goto done; }
-    len = (int64_t *)malloc(((size_t)T + 1) * sizeof(int64_t));
-    chars = (const char **)malloc(((size_t)T + 1) * sizeof(char *));
-    cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
-    if (!len || !chars || !cost) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t t = 0; t < T; t++) {
-        chars[t] = (const char *)PyUnicode_DATA(texts[t]);
-        len[t] = PyUnicode_GET_LENGTH(texts[t]);
-    }
-    LsumTextBatch L = {chars, len, inst, NULL, NULL};
-    if (!(hits = int64_array(T - N, &L.hits)) || !(dlen = int64_array(T, &L.doc_len))) goto done;
-    for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
-    if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;
-    result = Py_BuildValue("(OO)", hits, dlen);
+    off[N] = t;
+    result = PyTuple_Pack(3, cands, flat, offsets);
 done:
-    for (Py_ssize_t t = 0; t < T; t++) Py_DECREF(texts[t]);
-    free(texts); free(inst); free(len); free(chars); free(cost);
-    Py_XDECREF(hits); Py_XDECREF(dlen); Py_XDECREF(cands); Py_XDECREF(lists);
+    Py_XDECREF(cands); Py_XDECREF(flat); Py_XDECREF(offsets);
     return result;
 }
 
-PyDoc_STRVAR(lsum_text_snapshot_doc,
-"lsum_text_snapshot(cands, ref_lists) -> (cands, ref_lists) as tuples, or None\n\n"
-"cands and ref_lists: lists or tuples of the same length.  None unless every\n"
-"candidate is a str and every reference list a non-empty list or tuple of str\n"
-"(exact types); else a tuple of the candidates and one tuple per reference list.");
-
-/* tuple(seq) of a list or tuple of exact strs; NULL with no error when one is not. */
-static PyObject *str_tuple(PyObject *seq) {
-    const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    for (Py_ssize_t j = 0; j < k; j++)
-        if (!PyUnicode_CheckExact(items[j])) return NULL;
-    if (PyTuple_CheckExact(seq)) { Py_INCREF(seq); return seq; }
-    return PyList_AsTuple(seq);
+static PyObject *lsum_text_snapshot(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "refs", "one_ref", NULL};
+    PyObject *cands, *refs;
+    int one_ref = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|p", kwlist, &cands, &refs, &one_ref)) return NULL;
+    return flat_snapshot(cands, refs, one_ref);
 }
 
-static PyObject *lsum_text_snapshot(PyObject *self, PyObject *args) {
-    PyObject *cands_in, *lists_in, *cands = NULL, *lists = NULL, *result = NULL;
-    if (!PyArg_ParseTuple(args, "OO", &cands_in, &lists_in)) return NULL;
-    if (!(PyList_CheckExact(cands_in) || PyTuple_CheckExact(cands_in)) ||
-        !(PyList_CheckExact(lists_in) || PyTuple_CheckExact(lists_in)))
-        Py_RETURN_NONE;
-    const Py_ssize_t N = PySequence_Fast_GET_SIZE(lists_in);
-    if (PySequence_Fast_GET_SIZE(cands_in) != N) Py_RETURN_NONE;
-    if (!(cands = str_tuple(cands_in))) goto done;
-    if (!(lists = PyTuple_New(N))) goto done;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        PyObject *l = PySequence_Fast_ITEMS(lists_in)[i], *t;
-        if (!(PyList_CheckExact(l) || PyTuple_CheckExact(l)) || PySequence_Fast_GET_SIZE(l) == 0) goto done;
-        if (!(t = str_tuple(l))) goto done;
-        PyTuple_SET_ITEM(lists, i, t);
+PyDoc_STRVAR(lsum_text_doc,
+"lsum_text(cands, flat, offsets, threads=1) -> (hits, cand_len, ref_len) or None\n\n"
+"rouge-score's default rougeLsum text handling in C: sentences end at '\\n',\n"
+"tokens are the lowercased runs of [A-Za-z0-9].  cands, flat, offsets: as\n"
+"lsum_text_snapshot returns them (offsets=None: flat is a list of reference\n"
+"lists, snapshotted here).  None (nothing computed) unless every text is an\n"
+"ASCII str.  hits and ref_len per (candidate, reference) pair, cand_len per\n"
+"candidate: int64 bytearrays.");
+
+static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "flat", "offsets", "threads", NULL};
+    PyObject *cands, *flat, *offsets_in = Py_None, *snap = NULL, *result = NULL;
+    PyObject *hits = NULL, *cand_len = NULL, *ref_len = NULL;
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oi", kwlist, &cands, &flat, &offsets_in, &threads)) return NULL;
+    Py_buffer ob = {0};
+    const int64_t *off;
+    int64_t *inst = NULL, *len = NULL, *doc_len = NULL;
+    const char **chars = NULL;
+    double *cost = NULL;
+    if (offsets_in == Py_None) {
+        if (!(snap = flat_snapshot(cands, flat, 0))) return NULL;
+        if (snap == Py_None) return snap;
+        cands = PyTuple_GET_ITEM(snap, 0);
+        flat = PyTuple_GET_ITEM(snap, 1);
+        offsets_in = PyTuple_GET_ITEM(snap, 2);
     }
-    result = PyTuple_Pack(2, cands, lists);
+    if (!PyTuple_CheckExact(cands) || !PyTuple_CheckExact(flat)) {
+        PyErr_SetString(PyExc_TypeError, "lsum_text: cands and flat must be tuples (see lsum_text_snapshot)");
+        goto done;
+    }
+    if (PyObject_GetBuffer(offsets_in, &ob, PyBUF_SIMPLE) < 0) goto done;
+    const Py_ssize_t N = PyTuple_GET_SIZE(cands), R = PyTuple_GET_SIZE(flat);
+    off = (const int64_t *)ob.buf;
+    /* the offsets are read with no check upstream: every candidate has a reference, all in flat */
+    int ok = ob.len == (N + 1) * (Py_ssize_t)sizeof(int64_t) && off[0] == 0 && off[N] == R;
+    for (Py_ssize_t i = 0; ok && i < N; i++) ok = off[i + 1] > off[i];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "lsum_text: offsets must be int64 [N+1] from 0 to len(flat), increasing");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < N; i++) {
+        PyObject *c = PyTuple_GET_ITEM(cands, i);
+        if (!PyUnicode_CheckExact(c) || !PyUnicode_IS_ASCII(c)) { result = Py_None; Py_INCREF(result); goto done; }
+    }
+    for (Py_ssize_t j = 0; j < R; j++) {
+        PyObject *c = PyTuple_GET_ITEM(flat, j);
+        if (!PyUnicode_CheckExact(c) || !PyUnicode_IS_ASCII(c)) { result = Py_None; Py_INCREF(result); goto done; }
+    }
+    /* texts in kernel order, instance by instance: the candidate, then its references.  The
+     * tuples (held by the caller or snap) keep every str alive while the GIL is released. */
+    const Py_ssize_t T = N + R;
+    inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
+    len = (int64_t *)malloc(((size_t)T + 1) * sizeof(int64_t));
+    doc_len = (int64_t *)malloc(((size_t)T + 1) * sizeof(int64_t));
+    chars = (const char **)malloc(((size_t)T + 1) * sizeof(char *));
+    cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    if (!inst || !len || !doc_len || !chars || !cost) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0, t = 0; i < N; i++) {
+        inst[i] = t;
+        for (Py_ssize_t j = off[i] - 1; j < off[i + 1]; j++, t++) {
+            PyObject *x = j < off[i] ? PyTuple_GET_ITEM(cands, i) : PyTuple_GET_ITEM(flat, j);
+            chars[t] = (const char *)PyUnicode_DATA(x);
+            len[t] = PyUnicode_GET_LENGTH(x);
+        }
+    }
+    inst[N] = T;
+    int64_t *hp, *cl, *rl;
+    if (!(hits = int64_array(R, &hp)) || !(cand_len = int64_array(N, &cl)) || !(ref_len = int64_array(R, &rl)))
+        goto done;
+    LsumTextBatch L = {chars, len, inst, hp, doc_len};
+    for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
+    if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        cl[i] = doc_len[inst[i]];
+        for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[t - i - 1] = doc_len[t];
+    }
+    result = PyTuple_Pack(3, hits, cand_len, ref_len);
 done:
-    Py_XDECREF(cands); Py_XDECREF(lists);
-    if (!result && !PyErr_Occurred()) Py_RETURN_NONE;
+    if (ob.obj) PyBuffer_Release(&ob);
+    free(inst); free(len); free(doc_len); free(chars); free(cost);
+    Py_XDECREF(hits); Py_XDECREF(cand_len); Py_XDECREF(ref_len); Py_XDECREF(snap);
     return result;
 }
 
@@ -401,7 +433,8 @@ static PyMethodDef methods[] = {
      resample_sums_doc},
     {"lsum_batch", (PyCFunction)(void (*)(void))lsum_batch, METH_VARARGS | METH_KEYWORDS, lsum_batch_doc},
     {"lsum_text", (PyCFunction)(void (*)(void))lsum_text, METH_VARARGS | METH_KEYWORDS, lsum_text_doc},
-    {"lsum_text_snapshot", lsum_text_snapshot, METH_VARARGS, lsum_text_snapshot_doc},
+    {"lsum_text_snapshot", (PyCFunction)(void (*)(void))lsum_text_snapshot, METH_VARARGS | METH_KEYWORDS,
+     lsum_text_snapshot_doc},
     {NULL, NULL, 0, NULL},
 };
 
