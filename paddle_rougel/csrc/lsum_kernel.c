@@ -48,9 +48,9 @@ typedef struct {
     uint32_t *cnt, *used;
     uint32_t *rid;       /* the reference tokens the candidate has, in order: their ids */
     int64_t *rsent;      /* where each reference sentence starts in rid */
-    /* text path: the end of one text, zero-padded; its token-byte bitmap; the candidate's words */
+    /* text path: the end of one text, zero-padded; where its words start and end; the candidate's words */
     char tail[TAIL];
-    uint64_t *bm;
+    uint32_t *starts, *ends;
     Slot *words;
     Long *longs;
     uint32_t wgen;
@@ -58,13 +58,13 @@ typedef struct {
     size_t wcap;
     int64_t *soff, *dsent;
     size_t ids_cap, mw_cap, gm_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap,
-        rsent_cap, bm_cap, longs_cap, soff_cap, dsent_cap;
+        rsent_cap, starts_cap, ends_cap, longs_cap, soff_cap, dsent_cap;
 } Work;
 
 static void work_free(Work *w) {
     tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->gm); free(w->rows); free(w->carry);
     free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rsent);
-    free(w->bm); free(w->words); free(w->longs); free(w->soff); free(w->dsent);
+    free(w->starts); free(w->ends); free(w->words); free(w->longs); free(w->soff); free(w->dsent);
 }
 
 static inline uint64_t low_bits(int64_t j) { return j >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << j) - 1); }
@@ -394,11 +394,10 @@ static inline unsigned alnum_bits8(uint64_t x) {
 static const uint64_t BELOW[9] = {0, 0xFFull, 0xFFFFull, 0xFFFFFFull, 0xFFFFFFFFull, 0xFFFFFFFFFFull,
                                   0xFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFull, ~(uint64_t)0};
 
+/* Bit k set iff byte k of the 64 bytes at p is in [A-Za-z0-9]; *nl: iff it is '\n'. */
 #if defined(__SSE2__)
-#include <emmintrin.h>
-/* Bit k set iff byte k of the 64 bytes at p is in [A-Za-z0-9]. */
-static inline uint64_t alnum_bits64(const char *p) {
-    uint64_t out = 0;
+static inline uint64_t block_bits(const char *p, uint64_t *nl) {
+    uint64_t out = 0, n = 0;
     for (int e = 0; e < 4; e++) {
         const __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * e));
         /* c - lo + (-128) < -128 + span, signed: c in [lo, lo + span) */
@@ -408,16 +407,54 @@ static inline uint64_t alnum_bits64(const char *p) {
         const __m128i d = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - '0'))),
                                          _mm_set1_epi8((char)(0x80 + 10)));
         out |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(a, d)) << (16 * e);
+        n |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))) << (16 * e);
     }
+    *nl = n;
     return out;
 }
 #else
-static inline uint64_t alnum_bits64(const char *p) {
-    uint64_t out = 0;
-    for (int e = 0; e < 8; e++) out |= (uint64_t)alnum_bits8(load8(p + 8 * e)) << (8 * e);
+static inline unsigned gather8(uint64_t t) { return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56); }
+static inline uint64_t block_bits(const char *p, uint64_t *nl) {
+    uint64_t out = 0, n = 0;
+    for (int e = 0; e < 8; e++) {
+        const uint64_t x = load8(p + 8 * e);
+        out |= (uint64_t)alnum_bits8(x) << (8 * e);
+        n |= (uint64_t)gather8(bytes_in(x, '\n', '\n')) << (8 * e);
+    }
+    *nl = n;
     return out;
 }
 #endif
+
+/* Population count without a library call (no popcnt instruction is assumed). */
+static inline int bit_count(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* Appends base + the index of every set bit of bits to out (in order), returns
+ * how many.  Writes up to 16 entries whatever the count (out needs that room):
+ * the common counts take no unpredictable branch. */
+static inline int64_t flatten(uint64_t bits, uint32_t base, uint32_t *out) {
+    const int cnt = bit_count(bits);
+    for (int k = 0; k < 8; k++) {
+        out[k] = base + (uint32_t)low_bit(bits | ((uint64_t)1 << 63));  /* past the last: any value */
+        bits &= bits - 1;
+    }
+    if (cnt > 8) {
+        for (int k = 8; k < 16; k++) {
+            out[k] = base + (uint32_t)low_bit(bits | ((uint64_t)1 << 63));
+            bits &= bits - 1;
+        }
+        for (int k = 16; k < cnt; k++) {
+            out[k] = base + (uint32_t)low_bit(bits);
+            bits &= bits - 1;
+        }
+    }
+    return cnt;
+}
 
 /* Room for the words of a candidate of `need` tokens (load <= 1/4) and a new generation. */
 static int words_reserve(Work *w, size_t need) {
@@ -495,62 +532,56 @@ static inline uint32_t word_find(const Work *w, uint64_t k1, uint64_t k2, const 
 
 /* Tokens of one text appended to w->ids (candidate words added, reference
  * words looked up), its sentences with tokens to w->soff (a sentence ends at
- * '\n').  Returns the text's tokens, or -1 when out of memory. */
+ * '\n').  In passes: the bitmaps of token bytes and newlines, 64 bytes at a
+ * time; where words start and end (and, at each newline, how many words came
+ * before: a sentence end); then each word's id.  Returns the text's tokens, or
+ * -1 when out of memory. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
 static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add, int64_t *ntok, int64_t *nsent,
                                     uint32_t *k) {
     const int64_t nw = (len + 63) / 64;  /* bitmap words */
-    if (grow((void **)&w->bm, &w->bm_cap, (size_t)nw + 1, sizeof(uint64_t)) < 0) return -1;
-    uint64_t *bm = w->bm;
+    const size_t most = (size_t)len / 2 + 1 + 16;  /* words, and room for flatten's extra entries */
+    if (grow((void **)&w->starts, &w->starts_cap, most, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->ends, &w->ends_cap, most, sizeof(uint32_t)) < 0) return -1;
+    uint32_t *S = w->starts, *E = w->ends;
     /* bytes from tb on are read from the copy: the last block, and words within 16 of the end */
     int64_t tb = len - 16 < (nw - 1) * 64 ? len - 16 : (nw - 1) * 64;
     if (tb < 0) tb = 0;
     memset(w->tail, 0, TAIL);  /* zero bytes: no token character */
     memcpy(w->tail, c + tb, (size_t)(len - tb));  /* len - tb <= 80; every read ends before 80 */
-    for (int64_t q = 0; q < nw; q++)
-        bm[q] = alnum_bits64(64 * q + 64 <= len ? c + 64 * q : w->tail + (64 * q - tb));
-    bm[nw] = 0;
-    /* locals, not *ntok, *nsent, *k: stores to ids[] (uint32_t) may alias those */
-    uint32_t *ids = w->ids, kk = *k;
-    int64_t *soff = w->soff, nt = *ntok, ns = *nsent;
-    const int64_t first = nt;
-    int64_t start_tok = nt;
-    const char *nlp = (const char *)memchr(c, '\n', (size_t)len);
-    int64_t nl = nlp ? nlp - c : len;  /* the first newline at or after the sentence's first word */
+    int64_t *soff = w->soff, ns = *nsent;
+    const int64_t nt0 = *ntok;
+    int64_t nws = 0, nwe = 0, last = 0;  /* words started, ended; words before the last sentence end */
     uint64_t carry = 0;
-    for (int64_t q = 0; q < nw; q++) {
-        uint64_t starts = bm[q] & ~((bm[q] << 1) | carry);
-        carry = bm[q] >> 63;
-        while (starts) {
-            const int64_t s = 64 * q + low_bit(starts);
-            starts &= starts - 1;
-            const int sh = (int)(s & 63);
-            const uint64_t win = (bm[s >> 6] >> sh) | ((bm[(s >> 6) + 1] << 1) << (63 - sh));
-            int64_t wl;
-            if (win != ~(uint64_t)0) {
-                wl = low_bit(~win);
-            } else {  /* 64 token bytes or more */
-                wl = 64;
-                while ((bm[(s + wl) >> 6] >> ((s + wl) & 63)) & 1) wl++;
-            }
-            if (s > nl) {  /* a newline since the last word */
-                if (nt > start_tok) soff[++ns] = nt;
-                start_tok = nt;
-                nlp = (const char *)memchr(c + s, '\n', (size_t)(len - s));
-                nl = nlp ? nlp - c : len;
-            }
-            const char *p = s + 16 <= len ? c + s : w->tail + (s - tb);
-            const uint64_t k1 = (load8(p) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
-            uint64_t k2 = (load8(p + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
-            if (wl > 16) k2 = long_key(c + s, wl);
-            ids[nt++] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
+    for (int64_t q = 0; q <= nw; q++) {
+        uint64_t nl = 0;
+        const uint64_t b = q == nw ? 0 : block_bits(64 * q + 64 <= len ? c + 64 * q : w->tail + (64 * q - tb), &nl);
+        const uint64_t starts = b & ~((b << 1) | carry), ends = ~b & ((b << 1) | carry);
+        carry = b >> 63;
+        while (nl) {  /* a newline: the words before it end a sentence (if any since the last) */
+            const int64_t before = nws + bit_count(starts & (((uint64_t)1 << low_bit(nl)) - 1));
+            if (before > last) { soff[++ns] = nt0 + before; last = before; }
+            nl &= nl - 1;
         }
+        nws += flatten(starts, (uint32_t)(64 * q), S + nws);
+        nwe += flatten(ends, (uint32_t)(64 * q), E + nwe);
     }
-    if (nt > start_tok) soff[++ns] = nt;
-    *ntok = nt; *nsent = ns; *k = kk;
-    return nt - first;
+    if (nws > last) soff[++ns] = nt0 + nws;
+    /* ids; nwe == nws (zero bytes follow the text) */
+    uint32_t *ids = w->ids + nt0, kk = *k;
+    for (int64_t i = 0; i < nws; i++) {
+        const int64_t s = S[i], wl = (int64_t)E[i] - s;
+        const char *p = s + 16 <= len ? c + s : w->tail + (s - tb);
+        const uint64_t k1 = (load8(p) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
+        uint64_t k2 = (load8(p + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
+        if (wl > 16) k2 = long_key(c + s, wl);
+        ids[i] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
+    }
+    (void)nwe;
+    *ntok = nt0 + nws; *nsent = ns; *k = kk;
+    return nws;
 }
 
 static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
