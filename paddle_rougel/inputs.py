@@ -70,7 +70,8 @@ class FlatRefs(SequenceABC):
 
 
 class Batch(NamedTuple):
-    """A validated batch: tuples all the way down, safe to keep and to share."""
+    """A validated batch: immutable all the way down (tuples; a str batch of summaries keeps
+    its references in one flat tuple, :class:`FlatRefs`), safe to keep and to share."""
 
     cands: tuple
     ref_lists: Sequence         # one non-empty tuple of references per instance (a tuple or FlatRefs)

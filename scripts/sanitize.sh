@@ -6,6 +6,9 @@
 #
 #   scripts/sanitize.sh                 # engine tests
 #   scripts/sanitize.sh -k hostile      # extra pytest arguments
+#   SANITIZE_PORTABLE=1 scripts/sanitize.sh -k lsum
+#                                       # the portable C paths (no SSE2 code), as a
+#                                       # build for another architecture compiles them
 #
 # Needs gcc (or clang: CC=clang) with libasan; PYTHON defaults to python.
 set -euo pipefail
@@ -17,6 +20,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/paddle-rougel-sanitize.XXXXXX")
 [ -n "${SANITIZE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
+[ -z "${SANITIZE_PORTABLE:-}" ] || SAN="$SAN -U__SSE2__"
 # setup.py reads pyproject.toml's metadata, which needs setuptools >= 77 (pyproject.toml's
 # build-system; pip builds get it in their isolated environment).  An older one in this
 # environment: a newer copy in the work directory, for the build step only.

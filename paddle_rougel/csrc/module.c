@@ -381,14 +381,6 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "lsum_text: offsets must be int64 [N+1] from 0 to len(flat), increasing");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < N; i++) {
-        PyObject *c = PyTuple_GET_ITEM(cands, i);
-        if (!PyUnicode_CheckExact(c) || !PyUnicode_IS_ASCII(c)) { result = Py_None; Py_INCREF(result); goto done; }
-    }
-    for (Py_ssize_t j = 0; j < R; j++) {
-        PyObject *c = PyTuple_GET_ITEM(flat, j);
-        if (!PyUnicode_CheckExact(c) || !PyUnicode_IS_ASCII(c)) { result = Py_None; Py_INCREF(result); goto done; }
-    }
     /* texts in kernel order, instance by instance: the candidate, then its references.  The
      * tuples (held by the caller or snap) keep every str alive while the GIL is released. */
     const Py_ssize_t T = N + R;
@@ -402,6 +394,11 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
         inst[i] = t;
         for (Py_ssize_t j = off[i] - 1; j < off[i + 1]; j++, t++) {
             PyObject *x = j < off[i] ? PyTuple_GET_ITEM(cands, i) : PyTuple_GET_ITEM(flat, j);
+            if (!PyUnicode_CheckExact(x) || !PyUnicode_IS_ASCII(x)) {  /* not for this path */
+                result = Py_None;
+                Py_INCREF(result);
+                goto done;
+            }
             chars[t] = (const char *)PyUnicode_DATA(x);
             len[t] = PyUnicode_GET_LENGTH(x);
         }
