@@ -419,28 +419,6 @@ def test_flat_references_read_as_tuples_and_score_as_lists(path):
         make_lsum_batch(["a", "b"], ["a", None], raw_text=True, one_ref=True)
 
 
-def test_c_text_path_vocabulary_grows_and_restarts():
-    """The text path keeps word ids across the instances of a call: its table grows (ids
-    kept) and restarts past 65,536 words; scores stay those of the token path."""
-    rng = random.Random(11)
-
-    def word():
-        return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 20)))
-    pool = [word() for _ in range(3000)]  # shared words: ids from early on, seen again after a restart
-    preds, targets = [], []
-    for _ in range(4000):  # about 80,000 distinct words in all
-        vocab = [word() for _ in range(20)] + rng.sample(pool, 12)
-        preds.append("\n".join(" ".join(rng.choice(vocab) for _ in range(12)) for _ in range(3)))
-        targets.append(["\n".join(" ".join(rng.choice(vocab) for _ in range(12)) for _ in range(3))])
-    raw = engine._c_ext.lsum_text(preds, targets, None, 1)
-    hits = np.frombuffer(raw[0], dtype=np.int64).tolist()
-    acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
-    cands = tuple(acc._prepare(p) for p in preds)
-    refs = tuple((acc._prepare(t[0]),) for t in targets)
-    assert hits == lsum._tokens_batch(cands, refs).hits.tolist()
-    assert sum(hits) > 10 * len(hits)
-
-
 @pytest.mark.parametrize("offsets,err", [
     (np.array([0, 1], dtype=np.int64), ValueError),        # N + 1 entries needed
     (np.array([1, 1, 2], dtype=np.int64), ValueError),     # from 0

@@ -41,7 +41,7 @@
  * bytes of a text are read from a zero-padded copy of at most 80 of them. */
 #define TAIL 96
 
-typedef struct { uint64_t k1, k2; uint32_t id, pad; } Slot;    /* a word (text path); id 0: empty */
+typedef struct { uint64_t k1, k2; uint32_t stamp, id; } Slot;  /* a candidate word (text path) */
 typedef struct { const char *p; uint32_t len; } Long;           /* where word `id` is, by id */
 
 typedef struct {
@@ -60,7 +60,7 @@ typedef struct {
     uint32_t *starts, *ends;
     Slot *words;
     Long *longs;
-    uint32_t vocab;      /* words in the table: their ids are 1 .. vocab */
+    uint32_t wgen;
     int wshift;
     size_t wcap;
     int64_t *soff, *dsent;
@@ -222,25 +222,18 @@ typedef struct {
     int64_t d0, d1;           /* documents: d0 the candidate, d0+1 .. d1-1 the references */
 } Layout;
 
-/* Grow *p (cap elements of elt bytes) to hold need elements, the new ones zero. */
-static int grow_zero(void **p, size_t *cap, size_t need, size_t elt) {
-    const size_t old = *cap;
-    if (grow(p, cap, need, elt) < 0) return -1;
-    if (*cap > old) memset((char *)*p + old * elt, 0, (*cap - old) * elt);
-    return 0;
-}
-
-/* The tables indexed by token id (ids < K) stay zero between instances: an
- * instance clears what it set, so its cost is its tokens, not K. */
-static int reserve_instance(Work *w, size_t K, size_t nref_tok, size_t nref_sent, int64_t max_rows) {
-    if (grow_zero((void **)&w->mw, &w->mw_cap, K, sizeof(uint64_t)) < 0) return -1;
-    if (grow_zero((void **)&w->gm, &w->gm_cap, K * LANES, sizeof(uint64_t)) < 0) return -1;
-    if (grow_zero((void **)&w->cnt, &w->cnt_cap, K, sizeof(uint32_t)) < 0) return -1;
-    if (grow_zero((void **)&w->used, &w->used_cap, K, sizeof(uint32_t)) < 0) return -1;
+static int reserve_instance(Work *w, size_t k, size_t nref_tok, size_t nref_sent, int64_t max_rows) {
+    if (grow((void **)&w->mw, &w->mw_cap, k + 1, sizeof(uint64_t)) < 0) return -1;
+    if (grow((void **)&w->gm, &w->gm_cap, (k + 1) * LANES, sizeof(uint64_t)) < 0) return -1;
+    if (grow((void **)&w->cnt, &w->cnt_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->used, &w->used_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->mark, &w->mark_cap, nref_tok + 1, 1) < 0) return -1;
     if (grow((void **)&w->rid, &w->rid_cap, nref_tok + 1, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->rsent, &w->rsent_cap, nref_sent + 1, sizeof(int64_t)) < 0) return -1;
     if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
+    memset(w->mw, 0, (k + 1) * sizeof(uint64_t));
+    memset(w->cnt, 0, (k + 1) * sizeof(uint32_t));
+    memset(w->used, 0, (k + 1) * sizeof(uint32_t));
     memset(w->mark, 0, nref_tok + 1);
     return 0;
 }
@@ -260,8 +253,10 @@ static int64_t doc_hits(Work *w, int64_t c0, int64_t c1) {
 }
 
 /* The candidate sentences grp[0..g) (each 1..64 tokens) against every reference sentence. */
-static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64_t *grp, int g, int64_t nrs) {
+static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64_t *grp, int g, size_t k,
+                      int64_t nrs) {
     int64_t n[LANES];
+    memset(w->gm, 0, (k + 1) * LANES * sizeof(uint64_t));  /* cheaper than clearing token by token */
     for (int l = 0; l < LANES; l++) {
         n[l] = l < g ? L->sent_off[grp[l] + 1] - L->sent_off[grp[l]] : 0;
         const uint32_t *a = ids + (l < g ? L->sent_off[grp[l]] - L->base : 0);
@@ -271,15 +266,12 @@ static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64
         const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
         if (c1 > c0) group_pair(w, n, w->rid + c0, c1 - c0, w->mark + c0);
     }
-    for (int l = 0; l < g; l++) {
-        const uint32_t *a = ids + L->sent_off[grp[l]] - L->base;
-        for (int64_t p = 0; p < n[l]; p++) w->gm[(size_t)a[p] * LANES + l] = 0;
-    }
 }
 
-/* Hits of every reference of one instance whose tokens are ids[] (each < K;
- * equal ids, equal tokens; 0 never a candidate token). */
-static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t K, int64_t *hits) {
+/* Hits of every reference of one instance whose tokens are local ids ids[]
+ * (every candidate token >= 1 and < k + 1; a reference token the candidate
+ * lacks is 0). */
+static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k, int64_t *hits) {
     const int64_t *so = L->sent_off, *ds = L->doc_sent;
     const int64_t cand_end = so[ds[L->d0 + 1]] - L->base, total = so[ds[L->d1]] - L->base;
     const int64_t r0 = ds[L->d0 + 1], r1 = ds[L->d1];  /* the reference sentences */
@@ -289,17 +281,16 @@ static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t K
     for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++)
         if ((so[s + 1] - so[s] + 63) / 64 > max_words) max_words = (so[s + 1] - so[s] + 63) / 64;
     const int64_t max_rows = max_ref * (max_words > LANES ? max_words : LANES);
-    if (reserve_instance(w, K, (size_t)(total - cand_end), (size_t)(r1 - r0), max_rows) < 0) return -1;
+    if (reserve_instance(w, k, (size_t)(total - cand_end), (size_t)(r1 - r0), max_rows) < 0) return -1;
     if (max_words > 1 && grow((void **)&w->carry, &w->carry_cap, (size_t)max_ref + 1, 1) < 0) return -1;
-    uint32_t *cnt = w->cnt;
-    for (int64_t p = 0; p < cand_end; p++) cnt[ids[p]]++;
-    /* the reference rows that can match (their token is the candidate's), sentence by sentence */
+    for (int64_t p = 0; p < cand_end; p++) w->cnt[ids[p]]++;
+    /* the reference rows that can match, sentence by sentence */
     int64_t nr = 0;
     for (int64_t r = r0; r < r1; r++) {
         w->rsent[r - r0] = nr;
         for (int64_t q = so[r] - L->base; q < so[r + 1] - L->base; q++) {
             w->rid[nr] = ids[q];
-            nr += cnt[ids[q]] != 0;
+            nr += ids[q] != 0;
         }
     }
     w->rsent[r1 - r0] = nr;
@@ -314,13 +305,12 @@ static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t K
             }
         } else if (n > 0) {
             grp[g++] = s;
-            if (g == LANES) { run_group(w, ids, L, grp, g, r1 - r0); g = 0; }
+            if (g == LANES) { run_group(w, ids, L, grp, g, k, r1 - r0); g = 0; }
         }
     }
-    if (g) run_group(w, ids, L, grp, g, r1 - r0);
+    if (g) run_group(w, ids, L, grp, g, k, r1 - r0);
     for (int64_t d = L->d0 + 1; d < L->d1; d++)
         hits[d - L->d0 - 1] = doc_hits(w, w->rsent[ds[d] - r0], w->rsent[ds[d + 1] - r0]);
-    for (int64_t p = 0; p < cand_end; p++) cnt[ids[p]] = 0;
     return 0;
 }
 
@@ -358,7 +348,7 @@ static int lsum_instance(Work *w, const LsumBatch *b, size_t i) {
     const int64_t k = local_ids(w, b->toks + base, n, total);
     if (k < 0) return -1;
     const Layout L = {b->sent_off, base, b->doc_sent, d0, d1};
-    return instance_core(w, w->ids, &L, (size_t)k + 1, hits);
+    return instance_core(w, w->ids, &L, (size_t)k, hits);
 }
 
 double lsum_cost(const LsumBatch *b, size_t i) {
@@ -473,41 +463,21 @@ static inline int64_t flatten(uint64_t bits, uint32_t base, uint32_t *out) {
     return cnt;
 }
 
-/* The text path gives every word an id for the whole range of instances (a
- * vocabulary: most words of a summary have been seen before, so finding them
- * takes no store and no unpredictable branch).  Past VOCAB_LIMIT words the
- * table starts again (between instances: ids are compared within one). */
-#define VOCAB_LIMIT (1u << 16)
-
-static inline size_t slot_index(const Work *w, uint64_t k1, uint64_t k2) {
-    return (size_t)(((k1 ^ (k2 * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull) >> w->wshift);
-}
-
-/* Room for `need` more words (load <= 1/4), before an instance. */
+/* Room for the words of a candidate of `need` tokens (load <= 1/4) and a new generation. */
 static int words_reserve(Work *w, size_t need) {
-    if (w->vocab + need > VOCAB_LIMIT && w->vocab) {
-        memset(w->words, 0, w->wcap * sizeof(*w->words));
-        w->vocab = 0;
-    }
-    const size_t want = w->vocab + need;
-    if (grow((void **)&w->longs, &w->longs_cap, want + 1, sizeof(*w->longs)) < 0) return -1;
+    if (grow((void **)&w->longs, &w->longs_cap, need + 1, sizeof(*w->longs)) < 0) return -1;
     size_t cap = 256;
     int shift = 56;
-    while (cap < 4 * want) { cap *= 2; shift--; }
-    if (cap <= w->wcap) return 0;
-    Slot *old = w->words, *t = (Slot *)calloc(cap, sizeof(Slot));
-    if (!t) return -1;
-    const size_t oldcap = w->wcap;
-    w->words = t;
-    w->wcap = cap;
-    w->wshift = shift;
-    for (size_t i = 0; i < oldcap; i++) {  /* the same ids in the larger table */
-        if (!old[i].id) continue;
-        size_t j = slot_index(w, old[i].k1, old[i].k2);
-        while (t[j].id) j = (j + 1) & (cap - 1);
-        t[j] = old[i];
+    while (cap < 4 * need) { cap *= 2; shift--; }
+    if (cap > w->wcap) {
+        free(w->words);
+        w->words = (Slot *)calloc(cap, sizeof(*w->words));
+        w->wgen = 0;
+        if (!w->words) { w->wcap = 0; return -1; }
+        w->wcap = cap;
+        w->wshift = shift;
     }
-    free(old);
+    if (++w->wgen == 0) { memset(w->words, 0, w->wcap * sizeof(*w->words)); w->wgen = 1; }
     return 0;
 }
 
@@ -536,25 +506,35 @@ static Slot *word_probe(const Work *w, size_t s, uint64_t k1, uint64_t k2, const
     const size_t mask = w->wcap - 1;
     for (;; s = (s + 1) & mask) {
         Slot *x = &w->words[s];
-        if (!x->id) return x;
+        if (x->stamp != w->wgen) return x;
         if (x->k1 == k1 && x->k2 == k2 && (!(k2 >> 63) || long_same(&w->longs[x->id], p, len))) return x;
     }
 }
 
-/* Id of a word (1, 2, ... in order of first occurrence in the range); p, len:
- * where it is in the caller's text, kept for the long-word check. */
-static inline uint32_t word_id(Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len) {
-    const size_t s = slot_index(w, k1, k2);
+static inline Slot *word_slot_of(const Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len) {
+    const size_t s = (size_t)(((k1 ^ (k2 * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull) >> w->wshift);
     Slot *x = &w->words[s];
-    /* the common case, the word itself (16 bytes or fewer), takes no branch but this one */
-    if (!(((x->k1 ^ k1) | (x->k2 ^ k2)) == 0 && x->id && !(k2 >> 63))) {
-        x = word_probe(w, s, k1, k2, p, len);
-        if (!x->id) {  /* a new word */
-            x->k1 = k1; x->k2 = k2; x->id = ++w->vocab;
-            if (k2 >> 63) { w->longs[x->id].p = p; w->longs[x->id].len = (uint32_t)len; }
-        }
-    }
-    return x->id;
+    /* the common cases, an empty slot or the word itself (16 bytes or fewer), take no branch */
+    const uint64_t fast = (uint64_t)(x->stamp != w->wgen) | (((x->k1 ^ k1) | (x->k2 ^ k2)) == 0 && !(k2 >> 63));
+    return fast ? x : word_probe(w, s, k1, k2, p, len);
+}
+
+/* Id of a candidate word (1, 2, ... in order of first occurrence); p, len: where
+ * it is in the caller's text, kept for the long-word check. */
+static inline uint32_t word_add(Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len, uint32_t *k) {
+    Slot *x = word_slot_of(w, k1, k2, p, len);
+    const uint32_t fresh = x->stamp != w->wgen, keep = fresh - 1;  /* keep: all ones for a seen word */
+    const uint32_t id = ((*k + 1) & ~keep) | (x->id & keep);     /* new or seen without a branch */
+    *k += fresh;
+    x->stamp = w->wgen; x->k1 = k1; x->k2 = k2; x->id = id;
+    if (k2 >> 63) { w->longs[id].p = p; w->longs[id].len = (uint32_t)len; }  /* only long words need it */
+    return id;
+}
+
+/* Id of a reference word in the candidate, or 0. */
+static inline uint32_t word_find(const Work *w, uint64_t k1, uint64_t k2, const char *p, int64_t len) {
+    const Slot *x = word_slot_of(w, k1, k2, p, len);
+    return x->id & ((uint32_t)(x->stamp != w->wgen) - 1);
 }
 
 /* Tokens of one text appended to w->ids (candidate words added, reference
@@ -566,7 +546,8 @@ static inline uint32_t word_id(Work *w, uint64_t k1, uint64_t k2, const char *p,
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
-static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t *ntok, int64_t *nsent) {
+static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add, int64_t *ntok, int64_t *nsent,
+                                    uint32_t *k) {
     const int64_t nw = (len + 63) / 64;  /* bitmap words */
     const size_t most = (size_t)len / 2 + 1 + 16;  /* words, and room for flatten's extra entries */
     if (grow((void **)&w->starts, &w->starts_cap, most, sizeof(uint32_t)) < 0) return -1;
@@ -596,17 +577,17 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int64_t
     }
     if (nws > last) soff[++ns] = nt0 + nws;
     /* ids; nwe == nws (zero bytes follow the text) */
-    uint32_t *ids = w->ids + nt0;
+    uint32_t *ids = w->ids + nt0, kk = *k;
     for (int64_t i = 0; i < nws; i++) {
         const int64_t s = S[i], wl = (int64_t)E[i] - s;
         const char *p = s + 16 <= len ? c + s : w->tail + (s - tb);
         const uint64_t k1 = (load8(p) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
         uint64_t k2 = (load8(p + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
         if (wl > 16) k2 = long_key(c + s, wl);
-        ids[i] = word_id(w, k1, k2, c + s, wl);
+        ids[i] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
     }
     (void)nwe;
-    *ntok = nt0 + nws; *nsent = ns;
+    *ntok = nt0 + nws; *nsent = ns; *k = kk;
     return nws;
 }
 
@@ -619,12 +600,14 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
     if (grow((void **)&w->ids, &w->ids_cap, max_tok, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->soff, &w->soff_cap, max_tok + 1, sizeof(int64_t)) < 0) return -1;
     if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(t1 - t0) + 1, sizeof(int64_t)) < 0) return -1;
-    if (words_reserve(w, (size_t)bytes / 2 + (size_t)(t1 - t0)) < 0) return -1;  /* every word new */
+    if (words_reserve(w, (size_t)b->len[t0] / 2 + 1) < 0) return -1;
     int64_t ntok = 0, nsent = 0;
+    uint32_t k = 0;
     w->soff[0] = 0;
     for (int64_t t = t0; t < t1; t++) {
         w->dsent[t - t0] = nsent;
-        const int64_t got = tokenize_text(w, b->chars[t], b->len[t], &ntok, &nsent);
+        const int64_t got = t == t0 ? tokenize_text(w, b->chars[t], b->len[t], 1, &ntok, &nsent, &k)
+                                    : tokenize_text(w, b->chars[t], b->len[t], 0, &ntok, &nsent, &k);
         if (got < 0) return -1;
         b->doc_len[t] = got;
     }
@@ -635,7 +618,7 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
         return 0;
     }
     const Layout L = {w->soff, 0, w->dsent, 0, t1 - t0};
-    return instance_core(w, w->ids, &L, (size_t)w->vocab + 1, hits);
+    return instance_core(w, w->ids, &L, k, hits);
 }
 
 double lsum_text_cost(const LsumTextBatch *b, size_t i) {
