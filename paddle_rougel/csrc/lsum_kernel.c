@@ -463,12 +463,13 @@ static inline int64_t flatten(uint64_t bits, uint32_t base, uint32_t *out) {
     return cnt;
 }
 
-/* Room for the words of a candidate of `need` tokens (load <= 1/4) and a new generation. */
+/* Room for the words of a candidate of `need` tokens (load <= 1/8: a word is found at its first
+ * slot, with no branch to mispredict) and a new generation. */
 static int words_reserve(Work *w, size_t need) {
     if (grow((void **)&w->longs, &w->longs_cap, need + 1, sizeof(*w->longs)) < 0) return -1;
     size_t cap = 256;
     int shift = 56;
-    while (cap < 4 * need) { cap *= 2; shift--; }
+    while (cap < 8 * need) { cap *= 2; shift--; }
     if (cap > w->wcap) {
         free(w->words);
         w->words = (Slot *)calloc(cap, sizeof(*w->words));
@@ -498,7 +499,7 @@ static int long_same(const Long *o, const char *p, int64_t len) {
 }
 
 /* The slot of word (k1, k2): its own, or the empty one where it goes.  Probing
- * on is rare (the table is at most 1/4 full), so it is out of the fast path. */
+ * on is rare (the table is at most 1/8 full), so it is out of the fast path. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
