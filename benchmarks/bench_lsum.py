@@ -3,6 +3,7 @@
 Run by path (never ``import benchmarks``)::
 
     python benchmarks/bench_lsum.py               # 20,000 articles
+    python benchmarks/bench_lsum.py --vocab news  # a news-sized vocabulary
     python benchmarks/bench_lsum.py --quick       # smoke run
     python benchmarks/bench_lsum.py --n 20000 --seed 0 --threads 2
 
@@ -10,6 +11,9 @@ Workload (seeded): each reference summary has 3-5 sentences of 15-25 English wor
 Zipf draw from a list of common words, with capitals, commas and end punctuation),
 one per line as rouge-score expects; each candidate has 3-4 sentences, most of them
 edited copies of reference sentences (words dropped, replaced, inserted), the rest new.
+``--vocab news``: the same with 50,000 generated words of 4-12 letters after the
+common ones in the Zipf ranking, so that about half the tokens are rare words, as in
+news text (longer texts, more distinct words per summary: tokenizing costs more).
 
 Rows (rouge-score's conventions: its tokenizer, newline split, F1, one reference):
 
@@ -69,8 +73,8 @@ outside rate figure class art century north usually leave therefore evidence per
 PUNCT = (",", ",", ";", ":")
 
 
-def _sentence(rng: random.Random, weights) -> list:
-    words = rng.choices(WORDS, weights=weights, k=rng.randint(15, 25))
+def _sentence(rng: random.Random, vocab: list, weights) -> list:
+    words = rng.choices(vocab, weights=weights, k=rng.randint(15, 25))
     words[0] = words[0].capitalize()
     if rng.random() < 0.3:  # a name
         k = rng.randrange(1, len(words))
@@ -83,27 +87,37 @@ def _render(words: list, rng: random.Random) -> str:
     return " ".join(out) + rng.choice(".....!?")
 
 
-def _edit(words: list, rng: random.Random, weights) -> list:
+def _edit(words: list, rng: random.Random, vocab: list, weights) -> list:
     out = []
     for w in words:
         r = rng.random()
         if r < 0.12:
             continue  # dropped
-        out.append(rng.choices(WORDS, weights=weights)[0] if r < 0.24 else w)
+        out.append(rng.choices(vocab, weights=weights)[0] if r < 0.24 else w)
         if rng.random() < 0.05:
-            out.append(rng.choices(WORDS, weights=weights)[0])
+            out.append(rng.choices(vocab, weights=weights)[0])
     return out or words[:1]
 
 
-def make_workload(n: int, seed: int):
+def vocabulary(kind: str) -> list:
+    """The words of a workload, most frequent first: ``common`` or ``news`` (see above)."""
+    if kind == "common":
+        return WORDS
+    rng = random.Random(5)
+    return WORDS + ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(4, 12)))
+                    for _ in range(50_000)]
+
+
+def make_workload(n: int, seed: int, vocab: str = "common"):
     """(predictions, targets): n newline-separated candidate and reference summaries."""
     rng = random.Random(seed)
-    weights = [1.0 / (k + 1) for k in range(len(WORDS))]
+    words = vocabulary(vocab)
+    weights = [1.0 / (k + 1) for k in range(len(words))]
     preds, targets = [], []
     for _ in range(n):
-        ref = [_sentence(rng, weights) for _ in range(rng.randint(3, 5))]
-        cand = [_edit(rng.choice(ref), rng, weights) if rng.random() < 0.75 else _sentence(rng, weights)
-                for _ in range(rng.randint(3, 4))]
+        ref = [_sentence(rng, words, weights) for _ in range(rng.randint(3, 5))]
+        cand = [_edit(rng.choice(ref), rng, words, weights) if rng.random() < 0.75
+                else _sentence(rng, words, weights) for _ in range(rng.randint(3, 4))]
         preds.append("\n".join(_render(s, rng) for s in cand))
         targets.append("\n".join(_render(s, rng) for s in ref))
     return preds, targets
@@ -115,6 +129,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=20_000, help="articles (default 20000)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--vocab", choices=("common", "news"), default="common",
+                    help="the workload's vocabulary (default: common words only)")
     ap.add_argument("--threads", type=int, default=None, help="threads for our kernel and rouge-score-rs")
     ap.add_argument("--sub-rouge-score", type=int, default=300, help="articles timed with rouge-score")
     ap.add_argument("--repeat", type=int, default=5, help="best-of repeats for the fast rows")
@@ -139,10 +155,11 @@ def main(argv=None) -> int:
     print(f"- Python {platform.python_version()}, numpy {np.__version__}, paddle-rougel "
           f"{paddle_rougel.__version__} (engine: {engine.backend()}), rouge-score-rs "
           f"{rouge_score_rs.__version__}")
-    preds, targets = make_workload(args.n, args.seed)
+    preds, targets = make_workload(args.n, args.seed, args.vocab)
     n_sents = sum(t.count("\n") + 1 for t in preds + targets)
     print(f"\n## Workload: {args.n} articles, {n_sents} sentences, "
-          f"{sum(map(len, preds + targets)) / 1e6:.1f} M characters, seed {args.seed}\n")
+          f"{sum(map(len, preds + targets)) / 1e6:.1f} M characters, vocabulary {args.vocab}, "
+          f"seed {args.seed}\n")
     ref_lists = [[t] for t in targets]
     failures, rows = [], []
 
