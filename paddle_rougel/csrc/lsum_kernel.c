@@ -390,11 +390,13 @@ static inline uint64_t bytes_in(uint64_t x, unsigned lo, unsigned hi) {
     return (x + B8(0x80 - lo)) & ~(x + B8(0x7F - hi)) & B8(0x80);
 }
 
+/* Bit k set iff byte k of t (0x80 or 0 per byte) is set: gathers bit 8k + 7 to bit k. */
+static inline unsigned gather8(uint64_t t) { return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56); }
+
 /* Bit k set iff byte k of x is in [A-Za-z0-9], rouge-score's token characters
  * (for them, c | 0x20 is the lowercase). */
 static inline unsigned alnum_bits8(uint64_t x) {
-    const uint64_t t = bytes_in(x, '0', '9') | bytes_in(x | B8(0x20), 'a', 'z');
-    return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56);  /* gathers bit 8k to bit k */
+    return gather8(bytes_in(x, '0', '9') | bytes_in(x | B8(0x20), 'a', 'z'));
 }
 
 /* BELOW[k]: the bytes below byte k (k in 0..8) of a word. */
@@ -420,7 +422,6 @@ static inline uint64_t block_bits(const char *p, uint64_t *nl) {
     return out;
 }
 #else
-static inline unsigned gather8(uint64_t t) { return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56); }
 static inline uint64_t block_bits(const char *p, uint64_t *nl) {
     uint64_t out = 0, n = 0;
     for (int e = 0; e < 8; e++) {
@@ -433,19 +434,11 @@ static inline uint64_t block_bits(const char *p, uint64_t *nl) {
 }
 #endif
 
-/* Population count without a library call (no popcnt instruction is assumed). */
-static inline int bit_count(uint64_t x) {
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-}
-
 /* Appends base + the index of every set bit of bits to out (in order), returns
  * how many.  Writes up to 16 entries whatever the count (out needs that room):
  * the common counts take no unpredictable branch. */
 static inline int64_t flatten(uint64_t bits, uint32_t base, uint32_t *out) {
-    const int cnt = bit_count(bits);
+    const int cnt = popcount64_words(bits);  /* per 64 bytes: no library call */
     for (int k = 0; k < 8; k++) {
         out[k] = base + (uint32_t)low_bit(bits | ((uint64_t)1 << 63));  /* past the last: any value */
         bits &= bits - 1;
@@ -569,7 +562,7 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
         const uint64_t starts = b & ~((b << 1) | carry), ends = ~b & ((b << 1) | carry);
         carry = b >> 63;
         while (nl) {  /* a newline: the words before it end a sentence (if any since the last) */
-            const int64_t before = nws + bit_count(starts & (((uint64_t)1 << low_bit(nl)) - 1));
+            const int64_t before = nws + popcount64_words(starts & (((uint64_t)1 << low_bit(nl)) - 1));
             if (before > last) { soff[++ns] = nt0 + before; last = before; }
             nl &= nl - 1;
         }
@@ -587,7 +580,6 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
         if (wl > 16) k2 = long_key(c + s, wl);
         ids[i] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
     }
-    (void)nwe;
     *ntok = nt0 + nws; *nsent = ns; *k = kk;
     return nws;
 }
