@@ -215,30 +215,32 @@ static void long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid
 
 /* ------------------------------------------------------------ one instance */
 
-typedef struct {
-    const int64_t *sent_off;  /* absolute offsets; minus base = index into ids */
-    int64_t base;
-    const int64_t *doc_sent;
-    int64_t d0, d1;           /* documents: d0 the candidate, d0+1 .. d1-1 the references */
-} Layout;
-
-static int reserve_instance(Work *w, size_t k, size_t nref_tok, size_t nref_sent, int64_t max_rows) {
-    if (grow((void **)&w->mw, &w->mw_cap, k + 1, sizeof(uint64_t)) < 0) return -1;
-    if (grow((void **)&w->gm, &w->gm_cap, (k + 1) * LANES, sizeof(uint64_t)) < 0) return -1;
-    if (grow((void **)&w->cnt, &w->cnt_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
-    if (grow((void **)&w->used, &w->used_cap, k + 1, sizeof(uint32_t)) < 0) return -1;
-    if (grow((void **)&w->mark, &w->mark_cap, nref_tok + 1, 1) < 0) return -1;
-    if (grow((void **)&w->rid, &w->rid_cap, nref_tok + 1, sizeof(uint32_t)) < 0) return -1;
-    if (grow((void **)&w->rsent, &w->rsent_cap, nref_sent + 1, sizeof(int64_t)) < 0) return -1;
-    if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
-    memset(w->mw, 0, (k + 1) * sizeof(uint64_t));
-    memset(w->cnt, 0, (k + 1) * sizeof(uint32_t));
-    memset(w->used, 0, (k + 1) * sizeof(uint32_t));
-    memset(w->mark, 0, nref_tok + 1);
+/* Between instances w->used, w->mark and w->mw are all zero (whoever sets an
+ * entry clears it), so an instance pays for its own tokens, not for a memset
+ * of the buffers; they grow zeroed. */
+static int grow_zeroed(void **p, size_t *cap, size_t need, size_t elt) {
+    const size_t old = *cap;
+    if (grow(p, cap, need, elt) < 0) return -1;
+    if (*cap > old) memset((char *)*p + old * elt, 0, (*cap - old) * elt);
     return 0;
 }
 
-/* Clipped hits of the rows rid[c0 .. c1) (one reference document) from their union marks. */
+/* The candidate: its tokens' local ids ids[] (1..k, counts w->cnt[1..k]), sentence c
+ * ids[cso[c] - base .. cso[c + 1] - base), c < ncs.  The references: only their tokens
+ * the candidate has, as rows w->rid[...], reference sentence r rows w->rsent[r] ..
+ * w->rsent[r + 1], reference d sentences rdoc[d] .. rdoc[d + 1] (rdoc[0] = 0). */
+typedef struct {
+    const uint32_t *ids;
+    const int64_t *cso;
+    int64_t base, ncs;
+    size_t k;
+    int64_t nrs;          /* reference sentences */
+    const int64_t *rdoc;  /* [nd + 1] */
+    int64_t nd;
+} Prepared;
+
+/* Clipped hits of the rows rid[c0 .. c1) (one reference document) from their
+ * union marks; leaves used[] and mark[] zero. */
 static int64_t doc_hits(Work *w, int64_t c0, int64_t c1) {
     const uint32_t *rid = w->rid;
     int64_t h = 0;
@@ -247,70 +249,60 @@ static int64_t doc_hits(Work *w, int64_t c0, int64_t c1) {
         const uint32_t ok = w->mark[q] & (w->used[id] < w->cnt[id]);  /* branchless */
         w->used[id] += ok;
         h += ok;
+        w->mark[q] = 0;
     }
     for (int64_t q = c0; q < c1; q++) w->used[rid[q]] = 0;
     return h;
 }
 
 /* The candidate sentences grp[0..g) (each 1..64 tokens) against every reference sentence. */
-static void run_group(Work *w, const uint32_t *ids, const Layout *L, const int64_t *grp, int g, size_t k,
-                      int64_t nrs) {
+static void run_group(Work *w, const Prepared *P, const int64_t *grp, int g) {
     int64_t n[LANES];
-    memset(w->gm, 0, (k + 1) * LANES * sizeof(uint64_t));  /* cheaper than clearing token by token */
+    memset(w->gm, 0, (P->k + 1) * LANES * sizeof(uint64_t));  /* cheaper than clearing token by token */
     for (int l = 0; l < LANES; l++) {
-        n[l] = l < g ? L->sent_off[grp[l] + 1] - L->sent_off[grp[l]] : 0;
-        const uint32_t *a = ids + (l < g ? L->sent_off[grp[l]] - L->base : 0);
+        n[l] = l < g ? P->cso[grp[l] + 1] - P->cso[grp[l]] : 0;
+        const uint32_t *a = P->ids + (l < g ? P->cso[grp[l]] - P->base : 0);
         for (int64_t p = 0; p < n[l]; p++) w->gm[(size_t)a[p] * LANES + l] |= (uint64_t)1 << p;
     }
-    for (int64_t r = 0; r < nrs; r++) {
+    for (int64_t r = 0; r < P->nrs; r++) {
         const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
         if (c1 > c0) group_pair(w, n, w->rid + c0, c1 - c0, w->mark + c0);
     }
 }
 
-/* Hits of every reference of one instance whose tokens are local ids ids[]
- * (every candidate token >= 1 and < k + 1; a reference token the candidate
- * lacks is 0). */
-static int instance_core(Work *w, const uint32_t *ids, const Layout *L, size_t k, int64_t *hits) {
-    const int64_t *so = L->sent_off, *ds = L->doc_sent;
-    const int64_t cand_end = so[ds[L->d0 + 1]] - L->base, total = so[ds[L->d1]] - L->base;
-    const int64_t r0 = ds[L->d0 + 1], r1 = ds[L->d1];  /* the reference sentences */
+/* hits[d]: the clipped union-LCS hits of reference d. */
+static int instance_core(Work *w, const Prepared *P, int64_t *hits) {
+    const int64_t *cso = P->cso;
     int64_t max_ref = 0, max_words = 1;
-    for (int64_t r = r0; r < r1; r++)
-        if (so[r + 1] - so[r] > max_ref) max_ref = so[r + 1] - so[r];
-    for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++)
-        if ((so[s + 1] - so[s] + 63) / 64 > max_words) max_words = (so[s + 1] - so[s] + 63) / 64;
+    for (int64_t r = 0; r < P->nrs; r++)
+        if (w->rsent[r + 1] - w->rsent[r] > max_ref) max_ref = w->rsent[r + 1] - w->rsent[r];
+    for (int64_t c = 0; c < P->ncs; c++)
+        if ((cso[c + 1] - cso[c] + 63) / 64 > max_words) max_words = (cso[c + 1] - cso[c] + 63) / 64;
     const int64_t max_rows = max_ref * (max_words > LANES ? max_words : LANES);
-    if (reserve_instance(w, k, (size_t)(total - cand_end), (size_t)(r1 - r0), max_rows) < 0) return -1;
-    if (max_words > 1 && grow((void **)&w->carry, &w->carry_cap, (size_t)max_ref + 1, 1) < 0) return -1;
-    for (int64_t p = 0; p < cand_end; p++) w->cnt[ids[p]]++;
-    /* the reference rows that can match, sentence by sentence */
-    int64_t nr = 0;
-    for (int64_t r = r0; r < r1; r++) {
-        w->rsent[r - r0] = nr;
-        for (int64_t q = so[r] - L->base; q < so[r + 1] - L->base; q++) {
-            w->rid[nr] = ids[q];
-            nr += ids[q] != 0;
-        }
+    if (grow((void **)&w->gm, &w->gm_cap, (P->k + 1) * LANES, sizeof(uint64_t)) < 0) return -1;
+    if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
+    if (grow_zeroed((void **)&w->used, &w->used_cap, P->k + 1, sizeof(uint32_t)) < 0) return -1;
+    if (max_words > 1) {
+        if (grow_zeroed((void **)&w->mw, &w->mw_cap, P->k + 1, sizeof(uint64_t)) < 0) return -1;
+        if (grow((void **)&w->carry, &w->carry_cap, (size_t)max_ref + 1, 1) < 0) return -1;
     }
-    w->rsent[r1 - r0] = nr;
     int64_t grp[LANES];
     int g = 0;
-    for (int64_t s = ds[L->d0]; s < ds[L->d0 + 1]; s++) {
-        const int64_t n = so[s + 1] - so[s];
+    for (int64_t c = 0; c < P->ncs; c++) {
+        const int64_t n = cso[c + 1] - cso[c];
         if (n > 64) {
-            for (int64_t r = 0; r < r1 - r0; r++) {
+            for (int64_t r = 0; r < P->nrs; r++) {
                 const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
-                if (c1 > c0) long_pair(w, ids + so[s] - L->base, n, w->rid + c0, c1 - c0, w->mark + c0);
+                if (c1 > c0) long_pair(w, P->ids + cso[c] - P->base, n, w->rid + c0, c1 - c0, w->mark + c0);
             }
         } else if (n > 0) {
-            grp[g++] = s;
-            if (g == LANES) { run_group(w, ids, L, grp, g, k, r1 - r0); g = 0; }
+            grp[g++] = c;
+            if (g == LANES) { run_group(w, P, grp, g); g = 0; }
         }
     }
-    if (g) run_group(w, ids, L, grp, g, k, r1 - r0);
-    for (int64_t d = L->d0 + 1; d < L->d1; d++)
-        hits[d - L->d0 - 1] = doc_hits(w, w->rsent[ds[d] - r0], w->rsent[ds[d + 1] - r0]);
+    if (g) run_group(w, P, grp, g);
+    for (int64_t d = 0; d < P->nd; d++)
+        hits[d] = doc_hits(w, w->rsent[P->rdoc[d]], w->rsent[P->rdoc[d + 1]]);
     return 0;
 }
 
@@ -337,9 +329,10 @@ static int64_t local_ids(Work *w, const tok_t *toks, int64_t n, int64_t total) {
 
 static int lsum_instance(Work *w, const LsumBatch *b, size_t i) {
     const int64_t d0 = b->inst_doc[i], d1 = b->inst_doc[i + 1];
-    const int64_t base = b->sent_off[b->doc_sent[d0]];
-    const int64_t n = b->sent_off[b->doc_sent[d0 + 1]] - base;
-    const int64_t total = b->sent_off[b->doc_sent[d1]] - base;
+    const int64_t *so = b->sent_off, *ds = b->doc_sent;
+    const int64_t base = so[ds[d0]];
+    const int64_t n = so[ds[d0 + 1]] - base;
+    const int64_t total = so[ds[d1]] - base;
     int64_t *hits = b->hits + (d0 - (int64_t)i);  /* references before instance i: d0 - i */
     if (n == 0 || total == n) {
         for (int64_t d = d0 + 1; d < d1; d++) hits[d - d0 - 1] = 0;
@@ -347,8 +340,27 @@ static int lsum_instance(Work *w, const LsumBatch *b, size_t i) {
     }
     const int64_t k = local_ids(w, b->toks + base, n, total);
     if (k < 0) return -1;
-    const Layout L = {b->sent_off, base, b->doc_sent, d0, d1};
-    return instance_core(w, w->ids, &L, (size_t)k, hits);
+    const int64_t r0 = ds[d0 + 1], r1 = ds[d1];  /* the reference sentences */
+    if (grow((void **)&w->cnt, &w->cnt_cap, (size_t)k + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->rid, &w->rid_cap, (size_t)(total - n) + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow_zeroed((void **)&w->mark, &w->mark_cap, (size_t)(total - n) + 1, 1) < 0) return -1;
+    if (grow((void **)&w->rsent, &w->rsent_cap, (size_t)(r1 - r0) + 1, sizeof(int64_t)) < 0) return -1;
+    if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(d1 - d0), sizeof(int64_t)) < 0) return -1;
+    memset(w->cnt, 0, ((size_t)k + 1) * sizeof(uint32_t));
+    for (int64_t p = 0; p < n; p++) w->cnt[w->ids[p]]++;
+    /* the reference rows that can match, sentence by sentence */
+    int64_t nr = 0;
+    for (int64_t r = r0; r < r1; r++) {
+        w->rsent[r - r0] = nr;
+        for (int64_t q = so[r] - base; q < so[r + 1] - base; q++) {
+            w->rid[nr] = w->ids[q];
+            nr += w->ids[q] != 0;
+        }
+    }
+    w->rsent[r1 - r0] = nr;
+    for (int64_t d = d0 + 1; d <= d1; d++) w->dsent[d - d0 - 1] = ds[d] - r0;
+    const Prepared P = {w->ids, so + ds[d0], base, ds[d0 + 1] - ds[d0], (size_t)k, r1 - r0, w->dsent, d1 - d0 - 1};
+    return instance_core(w, &P, hits);
 }
 
 double lsum_cost(const LsumBatch *b, size_t i) {
@@ -520,6 +532,7 @@ static inline uint32_t word_add(Work *w, uint64_t k1, uint64_t k2, const char *p
     const uint32_t fresh = x->stamp != w->wgen, keep = fresh - 1;  /* keep: all ones for a seen word */
     const uint32_t id = ((*k + 1) & ~keep) | (x->id & keep);     /* new or seen without a branch */
     *k += fresh;
+    w->cnt[id] = (w->cnt[id] & keep) + 1;  /* the candidate's count of the word */
     x->stamp = w->wgen; x->k1 = k1; x->k2 = k2; x->id = id;
     if (k2 >> 63) { w->longs[id].p = p; w->longs[id].len = (uint32_t)len; }  /* only long words need it */
     return id;
@@ -531,17 +544,19 @@ static inline uint32_t word_find(const Work *w, uint64_t k1, uint64_t k2, const 
     return x->id & ((uint32_t)(x->stamp != w->wgen) - 1);
 }
 
-/* Tokens of one text appended to w->ids (candidate words added, reference
- * words looked up), its sentences with tokens to w->soff (a sentence ends at
- * '\n').  In passes: the bitmaps of token bytes and newlines, 64 bytes at a
- * time; where words start and end (and, at each newline, how many words came
- * before: a sentence end); then each word's id.  Returns the text's tokens, or
- * -1 when out of memory. */
+/* One text, tokenized: in passes, the bitmaps of token bytes and newlines, 64
+ * bytes at a time; where words start and end (and, at each newline, how many
+ * words came before: a sentence end, to w->soff); then each word's id.  The
+ * candidate (add) appends its words' ids to w->ids and counts them in w->cnt;
+ * a reference appends the ids of its words the candidate has to w->rid (*nr
+ * of them so far) and where each of its sentences starts there to w->rsent
+ * (sentence s at index s - ncs).  Returns the text's tokens, or -1 when out of
+ * memory. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((always_inline))
 #endif
 static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add, int64_t *ntok, int64_t *nsent,
-                                    uint32_t *k) {
+                                    uint32_t *k, int64_t *nr, int64_t ncs) {
     const int64_t nw = (len + 63) / 64;  /* bitmap words */
     const size_t most = (size_t)len / 2 + 1 + 16;  /* words, and room for flatten's extra entries */
     if (grow((void **)&w->starts, &w->starts_cap, most, sizeof(uint32_t)) < 0) return -1;
@@ -552,9 +567,9 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
     if (tb < 0) tb = 0;
     memset(w->tail, 0, TAIL);  /* zero bytes: no token character */
     memcpy(w->tail, c + tb, (size_t)(len - tb));  /* len - tb <= 80; every read ends before 80 */
-    int64_t *soff = w->soff, ns = *nsent;
-    const int64_t nt0 = *ntok;
-    int64_t nws = 0, nwe = 0, last = 0;  /* words started, ended; words before the last sentence end */
+    int64_t *soff = w->soff;
+    const int64_t nt0 = *ntok, ns0 = *nsent;
+    int64_t ns = ns0, nws = 0, nwe = 0, last = 0;  /* words started, ended; words before the last sentence end */
     uint64_t carry = 0;
     for (int64_t q = 0; q <= nw; q++) {
         uint64_t nl = 0;
@@ -571,16 +586,29 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
     }
     if (nws > last) soff[++ns] = nt0 + nws;
     /* ids; nwe == nws (zero bytes follow the text) */
-    uint32_t *ids = w->ids + nt0, kk = *k;
+    uint32_t *ids = w->ids + nt0, *rid = w->rid, kk = *k;
+    int64_t r = *nr;
     for (int64_t i = 0; i < nws; i++) {
         const int64_t s = S[i], wl = (int64_t)E[i] - s;
         const char *p = s + 16 <= len ? c + s : w->tail + (s - tb);
         const uint64_t k1 = (load8(p) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
         uint64_t k2 = (load8(p + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
         if (wl > 16) k2 = long_key(c + s, wl);
-        ids[i] = add ? word_add(w, k1, k2, c + s, wl, &kk) : word_find(w, k1, k2, c + s, wl);
+        if (add) {
+            ids[i] = word_add(w, k1, k2, c + s, wl, &kk);
+        } else {
+            const uint32_t id = word_find(w, k1, k2, c + s, wl);
+            rid[r] = id;
+            S[i] = (uint32_t)(r - *nr);  /* S[i] is read: now the rows before word i */
+            r += id != 0;  /* no branch: unpredictable */
+        }
     }
-    *ntok = nt0 + nws; *nsent = ns; *k = kk;
+    if (!add) {
+        S[nws] = (uint32_t)(r - *nr);
+        for (int64_t t = ns0; t < ns; t++) w->rsent[t - ncs] = *nr + S[soff[t] - nt0];
+        w->rsent[ns - ncs] = r;
+    }
+    *ntok = nt0 + nws; *nsent = ns; *k = kk; *nr = r;
     return nws;
 }
 
@@ -590,28 +618,36 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
     for (int64_t t = t0; t < t1; t++) bytes += b->len[t];
     /* a text of L bytes has at most (L + 1) / 2 tokens, and a kept sentence has a token */
     const size_t max_tok = (size_t)bytes / 2 + (size_t)(t1 - t0) + 2;
+    const size_t max_cand = (size_t)b->len[t0] / 2 + 2;
     if (grow((void **)&w->ids, &w->ids_cap, max_tok, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->soff, &w->soff_cap, max_tok + 1, sizeof(int64_t)) < 0) return -1;
+    if (grow((void **)&w->rid, &w->rid_cap, max_tok, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->rsent, &w->rsent_cap, max_tok + 1, sizeof(int64_t)) < 0) return -1;
+    if (grow_zeroed((void **)&w->mark, &w->mark_cap, max_tok, 1) < 0) return -1;
+    if (grow((void **)&w->cnt, &w->cnt_cap, max_cand, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(t1 - t0) + 1, sizeof(int64_t)) < 0) return -1;
-    if (words_reserve(w, (size_t)b->len[t0] / 2 + 1) < 0) return -1;
-    int64_t ntok = 0, nsent = 0;
+    if (words_reserve(w, max_cand) < 0) return -1;
+    int64_t ntok = 0, nsent = 0, nr = 0, ncs = 0;
     uint32_t k = 0;
     w->soff[0] = 0;
+    w->rsent[0] = 0;
     for (int64_t t = t0; t < t1; t++) {
         w->dsent[t - t0] = nsent;
-        const int64_t got = t == t0 ? tokenize_text(w, b->chars[t], b->len[t], 1, &ntok, &nsent, &k)
-                                    : tokenize_text(w, b->chars[t], b->len[t], 0, &ntok, &nsent, &k);
+        const int64_t got = t == t0 ? tokenize_text(w, b->chars[t], b->len[t], 1, &ntok, &nsent, &k, &nr, 0)
+                                    : tokenize_text(w, b->chars[t], b->len[t], 0, &ntok, &nsent, &k, &nr, ncs);
         if (got < 0) return -1;
         b->doc_len[t] = got;
+        if (t == t0) ncs = nsent;
     }
     w->dsent[t1 - t0] = nsent;
     int64_t *hits = b->hits + (t0 - (int64_t)i);
-    if (b->doc_len[t0] == 0 || ntok == b->doc_len[t0]) {
+    if (nr == 0) {  /* no reference word is in the candidate (or either side is empty) */
         for (int64_t t = t0 + 1; t < t1; t++) hits[t - t0 - 1] = 0;
         return 0;
     }
-    const Layout L = {w->soff, 0, w->dsent, 0, t1 - t0};
-    return instance_core(w, w->ids, &L, k, hits);
+    for (int64_t t = 1; t <= t1 - t0; t++) w->dsent[t] -= ncs;  /* the references' sentences from 0 */
+    const Prepared P = {w->ids, w->soff, 0, ncs, k, nsent - ncs, w->dsent + 1, t1 - t0 - 1};
+    return instance_core(w, &P, hits);
 }
 
 double lsum_text_cost(const LsumTextBatch *b, size_t i) {
