@@ -361,3 +361,20 @@ def test_threads_env_values(monkeypatch, value, want):
     default = max(1, min(8, __import__("os").cpu_count() or 1))
     assert engine.default_threads() == (default if want is None else want)
     assert engine.lcs_length("abc", "abd") == 2
+
+
+def test_threads_take_pieces_of_one_batch_and_agree():
+    """Batches big enough to run in parallel (cost >> the one-thread threshold), cut
+    into many pieces of uneven size: every thread count gives the same LCS, the DP's."""
+    rng = random.Random(7)
+    cands, refs = [], []
+    for i in range(3000):
+        n = rng.choice([0, 1, 5, 40, 70, 300]) if i % 97 else 2000  # a few instances dominate
+        cands.append([rng.randrange(6) for _ in range(n)])
+        refs.append([[rng.randrange(6) for _ in range(rng.choice([0, 3, 60, 200]))]
+                     for _ in range(rng.randint(1, 3))])
+    runs = {t: engine.lcs_batch(cands, refs, threads=t).lcs.tolist() for t in (1, 2, 3, 8)}
+    assert runs[2] == runs[1] and runs[3] == runs[1] and runs[8] == runs[1]
+    flat = [(c, r) for c, rs in zip(cands, refs) for r in rs]
+    for k in range(0, len(flat), 37):  # the DP on a sample (it is slow)
+        assert runs[1][k] == oracle.lcs_dp(*flat[k])

@@ -473,6 +473,28 @@ def test_long_sentences_and_threads():
     assert one.hits.tolist() == two.hits.tolist()
 
 
+def test_threads_take_pieces_of_one_batch_and_agree():
+    """Text and token paths on batches big enough to run in parallel, cut into many
+    pieces: every thread count gives the same hits as one thread and as rouge-score."""
+    rng = random.Random(5)
+    words = ["the", "a", "cat", "Sat", "on", "mat", "x1", "dog"]
+    preds = [_random_text(rng, words, rng.choice([0, 1, 4, 40])) for _ in range(3000)]
+    targets = [[_random_text(rng, words, rng.randint(0, 8)) for _ in range(rng.randint(1, 2))]
+               for _ in range(3000)]
+    runs = {t: [np.frombuffer(x, dtype=np.int64).tolist()
+                for x in engine._c_ext.lsum_text(preds, targets, None, t)] for t in (1, 2, 3, 8)}
+    assert runs[2] == runs[1] and runs[3] == runs[1] and runs[8] == runs[1]
+    acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
+    cands = tuple(acc._prepare(p) for p in preds)
+    refs = tuple(tuple(acc._prepare(t) for t in ts) for ts in targets)
+    for t in (1, 3):
+        assert lsum._tokens_batch(cands, refs, t).hits.tolist() == runs[1][0]
+    out = compute(preds, targets, rouge_types="rougeLsum", gamma=1.0, multi_ref="best",
+                  per_instance=True, **RS)["per_instance"]["rougeLsum"]
+    for k in range(0, len(preds), 29):
+        assert abs(out[k] - SCORER.score_multi(targets[k], preds[k])["rougeLsum"].fmeasure) < TOL
+
+
 def test_bench_lsum_quick_checks_scores():
     import os
     import subprocess

@@ -1,38 +1,53 @@
 #include "partition.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 
 /* Below this total cost (about one candidate word times one reference token
  * per unit) a thread start costs more than it saves. */
 #define MIN_PARALLEL_COST 2e5
 
+/* Pieces per thread: threads take the next piece when done with one, so a
+ * thread slowed down (a busy core, a shared machine, an uneven cost estimate)
+ * costs at most about one piece, not half the batch. */
+#define PIECES_PER_THREAD 16
+
 typedef struct {
     range_fn fn;
     void *ctx;
-    size_t begin, end;
-    int rc;
-} Chunk;
+    const size_t *bounds;  /* piece p is [bounds[p], bounds[p + 1]) */
+    size_t npieces, next;
+    int failed;
+    pthread_mutex_t lock;
+} Pool;
 
-static void *run_chunk(void *arg) {
-    Chunk *c = (Chunk *)arg;
-    c->rc = c->fn(c->ctx, c->begin, c->end);
-    return NULL;
+static void *worker(void *arg) {
+    Pool *P = (Pool *)arg;
+    for (;;) {
+        pthread_mutex_lock(&P->lock);
+        const size_t p = P->failed ? P->npieces : P->next;
+        if (p < P->npieces) P->next++;
+        pthread_mutex_unlock(&P->lock);
+        if (p >= P->npieces) return NULL;
+        if (P->bounds[p] < P->bounds[p + 1] && P->fn(P->ctx, P->bounds[p], P->bounds[p + 1]) != 0) {
+            pthread_mutex_lock(&P->lock);
+            P->failed = 1;
+            pthread_mutex_unlock(&P->lock);
+        }
+    }
 }
 
-/* Chunk t ends where the running cost first reaches (t + 1) / nthreads of the total. */
-static void split(const double *cost, size_t n, int nthreads, double total, Chunk *chunks) {
-    size_t begin = 0, end = 0;
-    double acc = 0, per = total / nthreads;
-    for (int t = 0; t < nthreads; t++) {
-        if (t == nthreads - 1) {
-            end = n;
-        } else {
-            while (end < n && acc < per * (t + 1)) acc += cost[end++];
-        }
-        chunks[t].begin = begin;
-        chunks[t].end = end;
-        begin = end;
+/* bounds[0..npieces]: piece p ends where the running cost first reaches (p + 1) / npieces of the total. */
+static void split(const double *cost, size_t n, size_t npieces, double total, size_t *bounds) {
+    size_t end = 0;
+    double acc = 0;
+    const double per = total / (double)npieces;
+    bounds[0] = 0;
+    for (size_t p = 0; p + 1 < npieces; p++) {
+        while (end < n && acc < per * (double)(p + 1)) acc += cost[end++];
+        bounds[p + 1] = end;
     }
+    bounds[npieces] = n;
 }
 
 int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, void *ctx) {
@@ -40,23 +55,20 @@ int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, voi
     for (size_t i = 0; i < n; i++) total += cost[i];
     if (nthreads > PARTITION_MAX_THREADS) nthreads = PARTITION_MAX_THREADS;
     if (nthreads < 1 || total < MIN_PARALLEL_COST || n < 2 * (size_t)nthreads) nthreads = 1;
-    Chunk chunks[PARTITION_MAX_THREADS];
+    if (nthreads == 1) return fn(ctx, 0, n) ? -1 : 0;
+    size_t npieces = (size_t)nthreads * PIECES_PER_THREAD;
+    if (npieces > n) npieces = n;
+    size_t *bounds = (size_t *)malloc((npieces + 1) * sizeof(size_t));
+    if (!bounds) return -1;
+    split(cost, n, npieces, total, bounds);
+    Pool P = {fn, ctx, bounds, npieces, 0, 0, PTHREAD_MUTEX_INITIALIZER};
     pthread_t tids[PARTITION_MAX_THREADS];
     int started[PARTITION_MAX_THREADS] = {0};
-    for (int t = 0; t < nthreads; t++) {
-        chunks[t].fn = fn;
-        chunks[t].ctx = ctx;
-        chunks[t].rc = 0;
-    }
-    split(cost, n, nthreads, total, chunks);
+    for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&tids[t], NULL, worker, &P) == 0;
+    worker(&P);  /* the calling thread works too; it alone if no thread could start */
     for (int t = 1; t < nthreads; t++)
-        started[t] = pthread_create(&tids[t], NULL, run_chunk, &chunks[t]) == 0;
-    run_chunk(&chunks[0]);
-    int rc = chunks[0].rc;
-    for (int t = 1; t < nthreads; t++) {
         if (started[t]) pthread_join(tids[t], NULL);
-        else run_chunk(&chunks[t]);  /* no thread available: run it here */
-        if (chunks[t].rc) rc = -1;
-    }
-    return rc ? -1 : 0;
+    pthread_mutex_destroy(&P.lock);
+    free(bounds);
+    return P.failed ? -1 : 0;
 }

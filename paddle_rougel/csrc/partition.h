@@ -9,10 +9,11 @@ typedef int (*range_fn)(void *ctx, size_t begin, size_t end);
 
 #define PARTITION_MAX_THREADS 64
 
-/* Split [0, n) into at most nthreads contiguous chunks of about equal total
- * cost[i] and run fn on each (chunk 0 on the calling thread).  Small batches
- * run on one thread.  Pure C (call it without the GIL).  Returns 0, or -1 if
- * any chunk failed. */
+/* Run fn over [0, n) on up to nthreads threads (the calling thread one of
+ * them): the range is cut into contiguous pieces of about equal total
+ * cost[i], and each thread takes the next piece when it is done with one.
+ * Small batches run on one thread.  Pure C (call it without the GIL).
+ * Returns 0, or -1 if any piece failed (out of memory). */
 int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, void *ctx);
 
 #endif
