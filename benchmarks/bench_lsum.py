@@ -30,6 +30,7 @@ target (>= 20x rouge-score-rs, >= 500x rouge-score) is missed.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import random
@@ -73,8 +74,8 @@ outside rate figure class art century north usually leave therefore evidence per
 PUNCT = (",", ",", ";", ":")
 
 
-def _sentence(rng: random.Random, vocab: list, weights) -> list:
-    words = rng.choices(vocab, weights=weights, k=rng.randint(15, 25))
+def _sentence(rng: random.Random, vocab: list, weights) -> list:  # weights: cumulative
+    words = rng.choices(vocab, cum_weights=weights, k=rng.randint(15, 25))
     words[0] = words[0].capitalize()
     if rng.random() < 0.3:  # a name
         k = rng.randrange(1, len(words))
@@ -93,9 +94,9 @@ def _edit(words: list, rng: random.Random, vocab: list, weights) -> list:
         r = rng.random()
         if r < 0.12:
             continue  # dropped
-        out.append(rng.choices(vocab, weights=weights)[0] if r < 0.24 else w)
+        out.append(rng.choices(vocab, cum_weights=weights)[0] if r < 0.24 else w)
         if rng.random() < 0.05:
-            out.append(rng.choices(vocab, weights=weights)[0])
+            out.append(rng.choices(vocab, cum_weights=weights)[0])
     return out or words[:1]
 
 
@@ -112,7 +113,7 @@ def make_workload(n: int, seed: int, vocab: str = "common"):
     """(predictions, targets): n newline-separated candidate and reference summaries."""
     rng = random.Random(seed)
     words = vocabulary(vocab)
-    weights = [1.0 / (k + 1) for k in range(len(words))]
+    weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(words))))  # cumulative: once
     preds, targets = [], []
     for _ in range(n):
         ref = [_sentence(rng, words, weights) for _ in range(rng.randint(3, 5))]

@@ -11,6 +11,7 @@
  * thread slowed down (a busy core, a shared machine, an uneven cost estimate)
  * costs at most about one piece, not half the batch. */
 #define PIECES_PER_THREAD 16
+#define MIN_PIECE_COST (MIN_PARALLEL_COST / 8)  /* each piece sets up its own scratch buffers */
 
 typedef struct {
     range_fn fn;
@@ -57,7 +58,9 @@ int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, voi
     if (nthreads < 1 || total < MIN_PARALLEL_COST || n < 2 * (size_t)nthreads) nthreads = 1;
     if (nthreads == 1) return fn(ctx, 0, n) ? -1 : 0;
     size_t npieces = (size_t)nthreads * PIECES_PER_THREAD;
+    if ((double)npieces > total / MIN_PIECE_COST) npieces = (size_t)(total / MIN_PIECE_COST);
     if (npieces > n) npieces = n;
+    if (npieces < (size_t)nthreads) npieces = (size_t)nthreads;  /* n >= 2 * nthreads */
     size_t *bounds = (size_t *)malloc((npieces + 1) * sizeof(size_t));
     if (!bounds) return -1;
     split(cost, n, npieces, total, bounds);
