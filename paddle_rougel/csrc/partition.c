@@ -64,7 +64,12 @@ int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, voi
     size_t *bounds = (size_t *)malloc((npieces + 1) * sizeof(size_t));
     if (!bounds) return -1;
     split(cost, n, npieces, total, bounds);
-    Pool P = {fn, ctx, bounds, npieces, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    Pool P;
+    P.fn = fn; P.ctx = ctx; P.bounds = bounds; P.npieces = npieces; P.next = 0; P.failed = 0;
+    if (pthread_mutex_init(&P.lock, NULL) != 0) {
+        free(bounds);
+        return fn(ctx, 0, n) ? -1 : 0;
+    }
     pthread_t tids[PARTITION_MAX_THREADS];
     int started[PARTITION_MAX_THREADS] = {0};
     for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&tids[t], NULL, worker, &P) == 0;
