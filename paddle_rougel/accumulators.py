@@ -677,7 +677,8 @@ class RougeLsumAccumulator(RougeLAccumulator):
     def _score(self, batch: Batch):
         from . import lsum
 
-        res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare)
+        res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
+                               chars=self.settings.text_mode() == "char")
         p, r = scoring.precision_recall(res.hits, np.repeat(res.cand_len, res.ref_count), res.ref_len)
         s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
                                                self.settings.f))

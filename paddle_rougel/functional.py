@@ -259,7 +259,7 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
     acc = RougeLsumAccumulator(settings)
     batch = make_lsum_batch(hypotheses, references, split, acc.tokenizer, settings.raw_text(),
                             one_ref=True)
-    res = score_batch(batch.cands, batch.ref_lists, acc._prepare)
+    res = score_batch(batch.cands, batch.ref_lists, acc._prepare, chars=settings.text_mode() == "char")
     p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
     return RougeLOutput(f, p, r)

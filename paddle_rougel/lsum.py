@@ -222,14 +222,15 @@ def _rename(msg: str, cands: tuple, ref_lists: tuple) -> str:
 
 
 def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tuple],
-                threads: Optional[int] = None) -> LsumResult:
+                threads: Optional[int] = None, chars: bool = False) -> LsumResult:
     """Hits of a batch from ``make_lsum_batch``: raw ``str`` summaries (``raw_text``) go
-    through the C text path when every summary is an ASCII str, else ``prepare(text)``
+    through the C text path when every summary is a str (an ASCII str for rouge-score's
+    tokens; with ``chars``, the ``"char"`` text mode, any str), else ``prepare(text)``
     (split + tokenize in Python) first."""
     if engine.backend() == "c" and cands and type(cands[0]) is str:  # lsum_text checks them all
         flat, offsets = ((ref_lists.flat, ref_lists.offsets) if isinstance(ref_lists, FlatRefs)
                          else (ref_lists, None))
-        out = engine._c_ext.lsum_text(cands, flat, offsets, threads or engine.default_threads())
+        out = engine._c_ext.lsum_text(cands, flat, offsets, threads or engine.default_threads(), chars)
         if out is not None:
             hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64) for x in out)
             ref_count = (np.diff(offsets) if offsets is not None else

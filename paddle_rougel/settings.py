@@ -349,10 +349,20 @@ class RougeLsumSettings(_Weighted):
         if self.split not in SPLITS:
             raise SettingsError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
 
+    def text_mode(self) -> Optional[str]:
+        """How the C text path can read ``str`` summaries untouched: ``"rouge_score"``
+        (rouge-score's own handling: newline split, its tokenizer, no stemming),
+        ``"char"`` (the defaults: newline split, every character a token), or None
+        (other settings: split and tokenize in Python)."""
+        if self.split != "newline":
+            return None
+        if self.text == TextSettings(tokenize="rouge_score"):
+            return "rouge_score"
+        return "char" if self.text == TextSettings() else None
+
     def raw_text(self) -> bool:
-        """rouge-score's own text handling (newline split, its tokenizer, no stemming):
-        ``str`` summaries can go to the C text path untouched."""
-        return self.split == "newline" and self.text == TextSettings(tokenize="rouge_score")
+        """``str`` summaries can go to the C text path untouched (see ``text_mode``)."""
+        return self.text_mode() is not None
 
     def signature(self) -> str:
         return "|".join([self.f_name(), f"multi_ref:{self.multi_ref}", f"split:{self.split}",

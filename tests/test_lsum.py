@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer as rs
 
-from paddle_rougel import compute, engine, lsum, rouge_lsum
+from paddle_rougel import RougeLsum, compute, engine, lsum, rouge_lsum
 from paddle_rougel.accumulators import ACCUMULATORS, RougeLsumAccumulator, from_state
 from paddle_rougel.functional import compute as _compute
 
@@ -243,6 +243,79 @@ def test_c_text_path_is_taken_for_ascii_and_agrees_with_tokens():
     assert lsum._tokens_batch(*map(tuple, prepared)).hits.tolist() == hits == [2, 1, 0]
     # [a c] ties with [c a]: rouge-score keeps the a, so the c is no hit
     assert SCORER.score(targets[0][0], preds[0])["rougeLsum"].precision == 2 / 4
+
+
+# characters of every str storage width: ASCII, Latin-1, CJK (2 bytes), astral (4 bytes)
+_CHARS = list("abAB ,.\r\t") + ["é", "ß", "中", "文", "的", "。", "😀", "𝒳"]
+
+
+def _char_text(rng):
+    """Text for the char mode: runs of up to 150 characters (sentences over 64 take the
+    long path), '\n' runs between them (empty sentences), or nothing at all."""
+    parts = []
+    for _ in range(rng.choice([0, 1, 2, 4])):
+        alphabet = rng.sample(_CHARS, rng.randint(1, 6))
+        parts.append("".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 3, 20, 70, 150]))))
+        parts.append(rng.choice(["\n", "\n", "\n\n", ""]))
+    return "".join(parts)
+
+
+def _char_prepared(text):  # the Python path: newline split, each sentence its characters
+    return tuple(s for s in text.split("\n") if s)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_c_char_path_against_the_python_paths(seed):
+    """The default text settings (every character a token, newline split) in C, on any
+    str, equal the token kernel and the pure-Python engine on the split sentences."""
+    rng = random.Random(300 + seed)
+    preds = [_char_text(rng) for _ in range(150)]
+    targets = [[_char_text(rng) for _ in range(rng.randint(1, 3))] for _ in range(150)]
+    raw = engine._c_ext.lsum_text(preds, targets, None, 1 + seed % 2, True)
+    assert raw is not None
+    hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64).tolist() for x in raw)
+    cands = tuple(map(_char_prepared, preds))
+    refs = tuple(tuple(map(_char_prepared, ts)) for ts in targets)
+    ref_count = np.array([len(r) for r in refs])
+    want = lsum._python_batch(cands, refs, ref_count)
+    assert hits == want.hits.tolist() == lsum._tokens_batch(cands, refs).hits.tolist()
+    assert cand_len == want.cand_len.tolist() and ref_len == want.ref_len.tolist()
+    assert engine._c_ext.lsum_text(preds, targets, None, 1) is None or all(
+        t.isascii() for t in preds + [x for ts in targets for x in ts])  # rouge-score mode: ASCII only
+
+
+def test_default_settings_take_the_char_path_with_the_same_scores(monkeypatch):
+    rng = random.Random(9)
+    preds = [_char_text(rng) for _ in range(60)]
+    targets = [[_char_text(rng) for _ in range(rng.randint(1, 2))] for _ in range(60)]
+    seen = []
+    real = engine._c_ext
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def lsum_text(self, *a):
+            out = real.lsum_text(*a)
+            seen.append((a[-1], out is not None))
+            return out
+
+    monkeypatch.setattr(engine, "_c_ext", Spy())
+    fast = RougeLsum(gamma=1.0)  # the defaults: char tokens, newline split
+    fast.add_batch(preds, targets)
+    assert seen == [(True, True)]  # one C call in char mode, and it computed
+    slow = RougeLsum(gamma=1.0, tokenize=lambda s: tuple(s))  # the same tokens, in Python
+    slow.add_batch(preds, targets)
+    assert seen == [(True, True)]  # a callable tokenizer: no C text path
+    for a, b in zip(fast.per_instance(), slow.per_instance()):
+        assert np.array_equal(a, b)
+    assert fast.accumulate() == slow.accumulate()
+    # a str subclass is not read in C: the Python path scores it, the same
+    class S(str):
+        pass
+    sub = RougeLsum(gamma=1.0)
+    sub.add_batch([S(p) for p in preds], targets)
+    assert sub.accumulate() == fast.accumulate()
 
 
 STEM = "aB0b" * 40
@@ -503,4 +576,4 @@ def test_bench_lsum_quick_checks_scores():
     bench = os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks", "bench_lsum.py")
     proc = subprocess.run([sys.executable, bench, "--quick"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count(": ok") == 7 and "MISMATCH" not in proc.stdout
+    assert proc.stdout.count(": ok") == 8 and "MISMATCH" not in proc.stdout

@@ -650,10 +650,94 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
     return instance_core(w, &P, hits);
 }
 
+/* Character q of text t (char mode). */
+static inline tok_t text_char(const LsumTextBatch *b, int64_t t, int64_t q) {
+    const char *c = b->chars[t];
+    switch (b->kind[t]) {
+    case 1: return ((const uint8_t *)c)[q];
+    case 2: return ((const uint16_t *)(const void *)c)[q];
+    default: return ((const uint32_t *)(const void *)c)[q];
+    }
+}
+
+/* Char mode: every character but '\n' a token, a sentence ends at '\n'.  The
+ * candidate's characters get local ids 1..k (counted in w->cnt); a reference's
+ * characters the candidate has become rows, as in tokenize_text. */
+static int char_instance(Work *w, const LsumTextBatch *b, size_t i) {
+    const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
+    int64_t chars = 0;
+    for (int64_t t = t0; t < t1; t++) chars += b->len[t];
+    const size_t nc = (size_t)b->len[t0];
+    /* sentences: at most one per character and one more per text */
+    const size_t max_sent = (size_t)chars + (size_t)(t1 - t0) + 1;
+    if (tokmap_reserve(&w->map, nc + 1) < 0) return -1;
+    if (grow((void **)&w->ids, &w->ids_cap, nc + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->soff, &w->soff_cap, nc + 2, sizeof(int64_t)) < 0) return -1;
+    if (grow((void **)&w->rid, &w->rid_cap, (size_t)chars + 1, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->rsent, &w->rsent_cap, max_sent, sizeof(int64_t)) < 0) return -1;
+    if (grow_zeroed((void **)&w->mark, &w->mark_cap, (size_t)chars + 1, 1) < 0) return -1;
+    if (grow((void **)&w->cnt, &w->cnt_cap, nc + 2, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(t1 - t0) + 1, sizeof(int64_t)) < 0) return -1;
+    tokmap_clear(&w->map);
+    const size_t mask = w->map.cap - 1;
+    /* the candidate */
+    uint32_t k = 0;
+    int64_t n = 0, ncs = 0;
+    w->soff[0] = 0;
+    for (int64_t q = 0; q < (int64_t)nc; q++) {
+        const tok_t c = text_char(b, t0, q);
+        if (c == '\n') {
+            if (n > w->soff[ncs]) w->soff[++ncs] = n;
+            continue;
+        }
+        size_t h = tokmap_hash(c) & mask;
+        while (w->map.stamp[h] == w->map.gen && w->map.keys[h] != c) h = (h + 1) & mask;
+        if (w->map.stamp[h] != w->map.gen) {
+            w->map.stamp[h] = w->map.gen; w->map.keys[h] = c; w->map.vals[h] = ++k;
+            w->cnt[k] = 0;
+        }
+        w->cnt[w->map.vals[h]]++;
+        w->ids[n++] = w->map.vals[h];
+    }
+    if (n > w->soff[ncs]) w->soff[++ncs] = n;
+    b->doc_len[t0] = n;
+    /* the references */
+    int64_t nr = 0, ns = 0;
+    for (int64_t t = t0 + 1; t < t1; t++) {
+        w->dsent[t - t0 - 1] = ns;
+        int64_t m = 0;
+        w->rsent[ns] = nr;
+        for (int64_t q = 0; q < b->len[t]; q++) {
+            const tok_t c = text_char(b, t, q);
+            if (c == '\n') {
+                if (nr > w->rsent[ns]) w->rsent[++ns] = nr;  /* a sentence with rows */
+                continue;
+            }
+            m++;
+            size_t h = tokmap_hash(c) & mask;
+            while (w->map.stamp[h] == w->map.gen && w->map.keys[h] != c) h = (h + 1) & mask;
+            const uint32_t id = w->map.stamp[h] == w->map.gen ? w->map.vals[h] : 0;
+            w->rid[nr] = id;
+            nr += id != 0;
+        }
+        if (nr > w->rsent[ns]) w->rsent[++ns] = nr;
+        b->doc_len[t] = m;
+    }
+    w->dsent[t1 - t0 - 1] = ns;
+    int64_t *hits = b->hits + (t0 - (int64_t)i);
+    if (nr == 0) {  /* no reference character is in the candidate (or either side is empty) */
+        for (int64_t t = t0 + 1; t < t1; t++) hits[t - t0 - 1] = 0;
+        return 0;
+    }
+    const Prepared P = {w->ids, w->soff, 0, ncs, k, ns, w->dsent, t1 - t0 - 1};
+    return instance_core(w, &P, hits);
+}
+
 double lsum_text_cost(const LsumTextBatch *b, size_t i) {
     const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
     double refs = 0;
     for (int64_t t = t0 + 1; t < t1; t++) refs += (double)b->len[t];
+    if (b->kind) return ((double)b->len[t0] / 64 + 4) * (refs + 1);  /* a token per character */
     return ((double)b->len[t0] / 64 + 4) * (refs / 6 + 1);  /* ~6 bytes per word */
 }
 
@@ -673,8 +757,8 @@ int lsum_text_range(void *ctx, size_t begin, size_t end) {
     memset(&w, 0, sizeof(w));
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
-        if (i + 1 < end) prefetch_instance(b, i + 1);
-        rc = lsum_text_instance(&w, b, i);
+        if (i + 1 < end && !b->kind) prefetch_instance(b, i + 1);
+        rc = b->kind ? char_instance(&w, b, i) : lsum_text_instance(&w, b, i);
     }
     work_free(&w);
     return rc;

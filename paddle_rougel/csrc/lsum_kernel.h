@@ -37,6 +37,10 @@ typedef struct {
     const int64_t *inst_text;  /* [N+1] */
     int64_t *hits;             /* [T-N] out */
     int64_t *doc_len;          /* [T] out: tokens of each text */
+    /* NULL: the above (ASCII).  Else every character but '\n' is a token (the
+     * package's default "char" tokens, newline split): text t is len[t] code
+     * points of kind[t] bytes each (1, 2 or 4: a str's storage). */
+    const uint8_t *kind;       /* [T] or NULL */
 } LsumTextBatch;
 
 double lsum_text_cost(const LsumTextBatch *b, size_t i);

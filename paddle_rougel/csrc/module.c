@@ -341,24 +341,27 @@ static PyObject *lsum_text_snapshot(PyObject *self, PyObject *args, PyObject *kw
 }
 
 PyDoc_STRVAR(lsum_text_doc,
-"lsum_text(cands, flat, offsets, threads=1) -> (hits, cand_len, ref_len) or None\n\n"
-"rouge-score's default rougeLsum text handling in C: sentences end at '\\n',\n"
-"tokens are the lowercased runs of [A-Za-z0-9].  cands, flat, offsets: as\n"
-"lsum_text_snapshot returns them (offsets=None: flat is a list of reference\n"
-"lists, snapshotted here).  None (nothing computed) unless every text is an\n"
-"ASCII str.  hits and ref_len per (candidate, reference) pair, cand_len per\n"
-"candidate: int64 bytearrays.");
+"lsum_text(cands, flat, offsets, threads=1, chars=False) -> (hits, cand_len, ref_len) or None\n\n"
+"ROUGE-Lsum text handling in C: sentences end at '\\n'; the tokens are\n"
+"rouge-score's (the lowercased runs of [A-Za-z0-9]) or, with chars, every\n"
+"character but '\\n'.  cands, flat, offsets: as lsum_text_snapshot returns them\n"
+"(offsets=None: flat is a list of reference lists, snapshotted here).  None\n"
+"(nothing computed) unless every text is a str (an ASCII str without chars).\n"
+"hits and ref_len per (candidate, reference) pair, cand_len per candidate:\n"
+"int64 bytearrays.");
 
 static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "flat", "offsets", "threads", NULL};
+    static char *kwlist[] = {"cands", "flat", "offsets", "threads", "chars", NULL};
     PyObject *cands, *flat, *offsets_in = Py_None, *snap = NULL, *result = NULL;
     PyObject *hits = NULL, *cand_len = NULL, *ref_len = NULL;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oi", kwlist, &cands, &flat, &offsets_in, &threads)) return NULL;
+    int threads = 1, char_mode = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oip", kwlist, &cands, &flat, &offsets_in, &threads, &char_mode))
+        return NULL;
     Py_buffer ob = {0};
     const int64_t *off;
     int64_t *inst = NULL, *len = NULL, *doc_len = NULL;
     const char **chars = NULL;
+    uint8_t *kind = NULL;
     double *cost = NULL;
     if (offsets_in == Py_None) {
         if (!(snap = flat_snapshot(cands, flat, 0))) return NULL;
@@ -389,25 +392,30 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
     doc_len = (int64_t *)malloc(((size_t)T + 1) * sizeof(int64_t));
     chars = (const char **)malloc(((size_t)T + 1) * sizeof(char *));
     cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
-    if (!inst || !len || !doc_len || !chars || !cost) { PyErr_NoMemory(); goto done; }
+    kind = (uint8_t *)malloc((size_t)T + 1);
+    if (!inst || !len || !doc_len || !chars || !cost || !kind) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t i = 0, t = 0; i < N; i++) {
         inst[i] = t;
         for (Py_ssize_t j = off[i] - 1; j < off[i + 1]; j++, t++) {
             PyObject *x = j < off[i] ? PyTuple_GET_ITEM(cands, i) : PyTuple_GET_ITEM(flat, j);
-            if (!PyUnicode_CheckExact(x) || !PyUnicode_IS_ASCII(x)) {  /* not for this path */
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_CheckExact(x) && PyUnicode_READY(x) < 0) goto done;  /* a legacy str: its storage */
+#endif
+            if (!PyUnicode_CheckExact(x) || (!char_mode && !PyUnicode_IS_ASCII(x))) {  /* not for this path */
                 result = Py_None;
                 Py_INCREF(result);
                 goto done;
             }
             chars[t] = (const char *)PyUnicode_DATA(x);
             len[t] = PyUnicode_GET_LENGTH(x);
+            kind[t] = (uint8_t)PyUnicode_KIND(x);  /* 1, 2 or 4 bytes a character */
         }
     }
     inst[N] = T;
     int64_t *hp, *cl, *rl;
     if (!(hits = int64_array(R, &hp)) || !(cand_len = int64_array(N, &cl)) || !(ref_len = int64_array(R, &rl)))
         goto done;
-    LsumTextBatch L = {chars, len, inst, hp, doc_len};
+    LsumTextBatch L = {chars, len, inst, hp, doc_len, char_mode ? kind : NULL};
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
     if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;
     for (Py_ssize_t i = 0; i < N; i++) {
@@ -417,7 +425,7 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
     result = PyTuple_Pack(3, hits, cand_len, ref_len);
 done:
     if (ob.obj) PyBuffer_Release(&ob);
-    free(inst); free(len); free(doc_len); free(chars); free(cost);
+    free(inst); free(len); free(doc_len); free(chars); free(cost); free(kind);
     Py_XDECREF(hits); Py_XDECREF(cand_len); Py_XDECREF(ref_len); Py_XDECREF(snap);
     return result;
 }
