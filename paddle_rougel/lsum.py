@@ -122,8 +122,8 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     """Validate and snapshot N (candidate, references) instances of summaries.
 
     Each summary becomes a tuple of sentence snapshots, except that with
-    ``raw_text`` (rouge-score's own text handling: newline split and its
-    tokenizer) a ``str`` summary stays a ``str`` for the C text path.  With
+    ``raw_text`` (settings the C text path reads: see
+    ``RougeLsumSettings.text_mode``) a ``str`` summary stays a ``str``.  With
     ``one_ref``, ``ref_lists[i]`` is instance i's only reference summary, not a
     list of them.  Errors name ``instance {base + i}``, the reference and the
     sentence.
