@@ -40,22 +40,9 @@ static int64_t local_ids(Work *w, const tok_t *a, int64_t n, const tok_t *b, int
     if (grow((void **)&w->a_ids, &w->a_cap, (size_t)n, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->b_ids, &w->b_cap, (size_t)total_b, sizeof(uint32_t)) < 0) return -1;
     tokmap_clear(&w->map);
-    const size_t mask = w->map.cap - 1;
-    const uint32_t gen = w->map.gen;
     uint32_t k = 0;
-    for (int64_t p = 0; p < n; p++) {
-        tok_t t = a[p];
-        size_t h = tokmap_hash(t) & mask;
-        while (w->map.stamp[h] == gen && w->map.keys[h] != t) h = (h + 1) & mask;
-        if (w->map.stamp[h] != gen) { w->map.stamp[h] = gen; w->map.keys[h] = t; w->map.vals[h] = ++k; }
-        w->a_ids[p] = w->map.vals[h];
-    }
-    for (int64_t q = 0; q < total_b; q++) {
-        tok_t t = b[q];
-        size_t h = tokmap_hash(t) & mask;
-        while (w->map.stamp[h] == gen && w->map.keys[h] != t) h = (h + 1) & mask;
-        w->b_ids[q] = (w->map.stamp[h] == gen) ? w->map.vals[h] : 0;
-    }
+    for (int64_t p = 0; p < n; p++) w->a_ids[p] = tokmap_add(&w->map, a[p], &k);
+    for (int64_t q = 0; q < total_b; q++) w->b_ids[q] = tokmap_get(&w->map, b[q]);
     return k;
 }
 

@@ -314,16 +314,9 @@ static int64_t local_ids(Work *w, const tok_t *toks, int64_t n, int64_t total) {
     if (tokmap_reserve(&w->map, (size_t)n) < 0) return -1;
     if (grow((void **)&w->ids, &w->ids_cap, (size_t)total + 1, sizeof(uint32_t)) < 0) return -1;
     tokmap_clear(&w->map);
-    const size_t mask = w->map.cap - 1;
     uint32_t k = 0;
-    for (int64_t p = 0; p < total; p++) {
-        const tok_t t = toks[p];
-        size_t h = tokmap_hash(t) & mask;
-        while (w->map.stamp[h] == w->map.gen && w->map.keys[h] != t) h = (h + 1) & mask;
-        if (w->map.stamp[h] == w->map.gen) w->ids[p] = w->map.vals[h];
-        else if (p < n) { w->map.stamp[h] = w->map.gen; w->map.keys[h] = t; w->map.vals[h] = w->ids[p] = ++k; }
-        else w->ids[p] = 0;
-    }
+    for (int64_t p = 0; p < n; p++) w->ids[p] = tokmap_add(&w->map, toks[p], &k);
+    for (int64_t p = n; p < total; p++) w->ids[p] = tokmap_get(&w->map, toks[p]);
     return k;
 }
 
@@ -679,7 +672,6 @@ static int char_instance(Work *w, const LsumTextBatch *b, size_t i) {
     if (grow((void **)&w->cnt, &w->cnt_cap, nc + 2, sizeof(uint32_t)) < 0) return -1;
     if (grow((void **)&w->dsent, &w->dsent_cap, (size_t)(t1 - t0) + 1, sizeof(int64_t)) < 0) return -1;
     tokmap_clear(&w->map);
-    const size_t mask = w->map.cap - 1;
     /* the candidate */
     uint32_t k = 0;
     int64_t n = 0, ncs = 0;
@@ -690,14 +682,10 @@ static int char_instance(Work *w, const LsumTextBatch *b, size_t i) {
             if (n > w->soff[ncs]) w->soff[++ncs] = n;
             continue;
         }
-        size_t h = tokmap_hash(c) & mask;
-        while (w->map.stamp[h] == w->map.gen && w->map.keys[h] != c) h = (h + 1) & mask;
-        if (w->map.stamp[h] != w->map.gen) {
-            w->map.stamp[h] = w->map.gen; w->map.keys[h] = c; w->map.vals[h] = ++k;
-            w->cnt[k] = 0;
-        }
-        w->cnt[w->map.vals[h]]++;
-        w->ids[n++] = w->map.vals[h];
+        const uint32_t seen = k, id = tokmap_add(&w->map, c, &k);
+        if (k != seen) w->cnt[id] = 0;  /* a new character */
+        w->cnt[id]++;
+        w->ids[n++] = id;
     }
     if (n > w->soff[ncs]) w->soff[++ncs] = n;
     b->doc_len[t0] = n;
@@ -714,9 +702,7 @@ static int char_instance(Work *w, const LsumTextBatch *b, size_t i) {
                 continue;
             }
             m++;
-            size_t h = tokmap_hash(c) & mask;
-            while (w->map.stamp[h] == w->map.gen && w->map.keys[h] != c) h = (h + 1) & mask;
-            const uint32_t id = w->map.stamp[h] == w->map.gen ? w->map.vals[h] : 0;
+            const uint32_t id = tokmap_get(&w->map, c);
             w->rid[nr] = id;
             nr += id != 0;
         }

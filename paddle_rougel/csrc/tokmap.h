@@ -54,6 +54,27 @@ static inline int tokmap_reserve(TokMap *m, size_t need) {
     return 0;
 }
 
+/* The slot of t: its own, or the empty one where it would go. */
+static inline size_t tokmap_slot(const TokMap *m, tok_t t) {
+    const size_t mask = m->cap - 1;
+    size_t h = tokmap_hash(t) & mask;
+    while (m->stamp[h] == m->gen && m->keys[h] != t) h = (h + 1) & mask;
+    return h;
+}
+
+/* The value of t, or 0 when t is absent. */
+static inline uint32_t tokmap_get(const TokMap *m, tok_t t) {
+    const size_t h = tokmap_slot(m, t);
+    return m->stamp[h] == m->gen ? m->vals[h] : 0;
+}
+
+/* The value of t; an absent t is added with the next value, ++*k (the map must have room). */
+static inline uint32_t tokmap_add(TokMap *m, tok_t t, uint32_t *k) {
+    const size_t h = tokmap_slot(m, t);
+    if (m->stamp[h] != m->gen) { m->stamp[h] = m->gen; m->keys[h] = t; m->vals[h] = ++*k; }
+    return m->vals[h];
+}
+
 /* Forget every key (a new generation; the stamps are cleared only when it wraps). */
 static inline void tokmap_clear(TokMap *m) {
     if (++m->gen == 0) { memset(m->stamp, 0, m->cap * sizeof(uint32_t)); m->gen = 1; }
