@@ -153,7 +153,9 @@ def reduce_refs(p, r, offsets, mode: str, f_of):
     if len(starts) == 0:
         z = np.zeros(0, dtype=np.float64)
         return z, z.copy(), z.copy()
-    if len(p) == len(starts):  # one reference each: every mode gives that pair's figures
+    if len(p) == len(starts) and np.array_equal(starts, np.arange(len(starts))):
+        # one reference each: every mode gives that pair's figures (as new arrays, not the caller's)
+        p, r = np.array(p, dtype=np.float64), np.array(r, dtype=np.float64)
         return p, r, f_of(p, r)
     if mode == "max_pr":
         pi = np.maximum.reduceat(p, starts)

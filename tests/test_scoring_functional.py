@@ -176,3 +176,18 @@ def test_reduce_refs_best_takes_first_on_ties():
     assert math.isclose(F[0], F[1])
     with pytest.raises(ValueError):
         scoring.reduce_refs(p, r, np.array([0, 4]), "mean", scoring.f_gamma)
+
+
+def test_reduce_refs_one_reference_each_returns_new_arrays_equal_to_the_general_path():
+    p, r = np.array([0.5, 1.0, 0.0]), np.array([0.25, 1.0, 0.5])
+    f = lambda a, b: scoring.f_gamma(a, b, 1.0)  # noqa: E731
+    for mode in scoring.MULTI_REF_MODES:
+        P, R, F = scoring.reduce_refs(p, r, np.array([0, 1, 2, 3]), mode, f)
+        assert P.tolist() == p.tolist() and R.tolist() == r.tolist() and F.tolist() == f(p, r).tolist()
+        assert P is not p and R is not r  # the caller's arrays stay the caller's
+        P[:] = 9
+        assert p.tolist() == [0.5, 1.0, 0.0]
+    # as many pairs as instances but not one each: the general path (reduceat), not the
+    # pass-through, whose P would be p itself
+    got = scoring.reduce_refs(p, r, np.array([0, 0, 1, 3]), "max_pr", f)
+    assert got[0].tolist() == [0.5, 0.5, 1.0]
