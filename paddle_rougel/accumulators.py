@@ -17,6 +17,9 @@ Guarantees (tested):
 * buffered instances are scored in batches; a scoring error leaves them
   buffered and the fields unchanged (fold first, clear after success);
 * one lock serialises every call, so an accumulator may be shared by threads;
+* a call's changes are committed in one step (``_commit``), so ``os.fork()``
+  while another thread is inside a call gives the child the accumulator as of
+  the last completed call, with a new lock (``_after_fork_in_child``);
 * ``load_state_dict`` / ``merge`` refuse a state of another metric, other
   settings, or values that no run can produce (wrong type, NaN, negative,
   fractional counts, sums above their counts, int64 overflow).
@@ -31,8 +34,10 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import sys
 import threading
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -70,6 +75,8 @@ class Accumulator:
         self._pending: List[Batch] = []
         self._n_pending = 0
         self._local: List[Any] = []  # per-instance results, in order (not part of the state)
+        self._n_local = 0            # of which committed (see _commit)
+        _LIVE.add(self)
         self.tokenizer = settings.tokenizer()  # str -> tokens, None for characters as given
         # per-instance statistics in the state (state_dict, merge, sync), for intervals and tests
         self.keep_instances = bool(keep_instances)
@@ -91,12 +98,31 @@ class Accumulator:
         """Field increments and the per-instance result of one batch (no side effects)."""
         raise NotImplementedError
 
-    def _fold(self, deltas: Dict[str, Any], local: Any) -> None:
+    def _folded(self, deltas: Dict[str, Any]) -> Dict[str, np.ndarray]:
+        """The fields with ``deltas`` reduced in, checked (nothing is changed)."""
         new = {n: _REDUCE[red](self._values[n], deltas[n]) for n, (_, red) in self._specs.items()}
         self._check_range(new, "after adding")
-        self._values.update(new)  # assignments only from here: nothing left to fail
+        return new
+
+    def _fold(self, deltas: Dict[str, Any], local: Any, **changes: Any) -> None:
+        """Fold a batch's increments and per-instance result, and commit ``changes`` with them."""
+        new = self._folded(deltas)
+        del self._local[self._n_local:]  # left by a call cut short (fork, KeyboardInterrupt)
         if local is not None:
             self._local.append(local)
+        self._commit(_values=new, **changes)
+
+    def _commit(self, **changes: Any) -> None:
+        """A call's changes in one step: one update of ``__dict__`` (C code: no other thread
+        runs inside it), so ``os.fork()`` in another thread copies the accumulator before
+        or after the call, never half-way.  Per-instance results are appended in place,
+        before (or replaced with ``_local``): ``_n_local`` says how many are committed."""
+        changes["_n_local"] = len(changes.get("_local", self._local))
+        self.__dict__.update(changes)
+
+    def _results(self) -> List[Any]:
+        """The committed per-instance results (under the lock)."""
+        return self._local[:self._n_local]
 
     # ------------------------------------------------------------ adding data
     def n_seen(self) -> int:
@@ -129,8 +155,7 @@ class Accumulator:
             if not self._pending:
                 return
             deltas, local = self._score(concat(self._pending))
-            self._fold(deltas, local)
-            self._pending, self._n_pending = [], 0
+            self._fold(deltas, local, _pending=[], _n_pending=0)
 
     # -------------------------------------------------------------- reading
     def values(self, sync: Optional[SyncFn] = None) -> Dict[str, np.ndarray]:
@@ -152,8 +177,8 @@ class Accumulator:
 
     def reset(self) -> None:
         with self._lock:
-            self._values = {n: d.copy() for n, (d, _) in self._specs.items()}
-            self._pending, self._n_pending, self._local = [], 0, []
+            self._commit(_values={n: d.copy() for n, (d, _) in self._specs.items()}, _pending=[],
+                         _n_pending=0, _local=[])
 
     # ------------------------------------------------------- state and merge
     def state_dict(self) -> dict:
@@ -190,7 +215,7 @@ class Accumulator:
         ``gather``); an error when some instances have none (merged from a state without them)."""
         with self._lock:
             self.flush()
-            parts = [c for c in map(self._columns_of, self._local) if c is not None]
+            parts = [c for c in map(self._columns_of, self._results()) if c is not None]
             n = int(self._values["count"])
         cols = np.concatenate(parts) if parts else np.zeros((0, len(self.columns)))
         if len(cols) != n:
@@ -253,10 +278,9 @@ class Accumulator:
         """Replace the state with ``state`` (from ``state_dict()``); per-instance results are dropped."""
         values = self._checked_state(state)
         cols = values.pop(None, None)
+        local = [] if cols is None else [self._local_of(cols)]
         with self._lock:
-            self._values = values
-            self._pending, self._n_pending = [], 0
-            self._local = [] if cols is None else [self._local_of(cols)]
+            self._commit(_values=values, _pending=[], _n_pending=0, _local=local)
 
     def merge(self, other: "Accumulator | dict") -> "Accumulator":
         """Fold another accumulator (or a ``state_dict()``) into this one; returns self."""
@@ -267,7 +291,7 @@ class Accumulator:
                 raise ValueError(f"cannot combine a {other.metric_name} with a {self.metric_name}")
             self._check_settings(other.settings)
             with other._lock:
-                values, local = other.values(), list(other._local)
+                values, local = other.values(), other._results()
                 if self.keep_instances:
                     other.instance_columns()  # every instance has its rows, or an error
         else:
@@ -277,8 +301,10 @@ class Accumulator:
         with self._lock:
             self.flush()
             self._guard_int_overflow(values)
-            self._fold(values, None)
+            new = self._folded(values)
+            del self._local[self._n_local:]
             self._local.extend(local)
+            self._commit(_values=new)
         return self
 
     def _guard_int_overflow(self, values: Dict[str, np.ndarray]) -> None:
@@ -296,8 +322,10 @@ class Accumulator:
 
     def __setstate__(self, d):
         self.__dict__.update(d)
+        self.__dict__.setdefault("_n_local", len(self._local))  # pickled before it existed
         self._lock = threading.RLock()
         self.tokenizer = self.settings.tokenizer()
+        _LIVE.add(self)
 
     def __copy__(self):
         # a copy never shares mutable state (fields, buffer, results) with the original
@@ -307,6 +335,26 @@ class Accumulator:
         new = object.__new__(type(self))
         new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
         return new
+
+
+# Every live accumulator, for the fork handler.
+_LIVE: "weakref.WeakSet[Accumulator]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """In a child of ``os.fork()``: a lock held by another thread at the fork is copied
+    held, and that thread does not exist here, so every accumulator gets a new lock.  A
+    call cut short by the fork committed nothing (see ``_commit``); a per-instance
+    result it appended is dropped, and the buffered count is recounted (``add``
+    appends to the buffer, then counts)."""
+    for acc in list(_LIVE):
+        acc._lock = threading.RLock()
+        del acc._local[acc._n_local:]
+        acc._n_pending = sum(len(b.cands) for b in acc._pending)
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows (no fork there)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _field_value(raw: Any, default: np.ndarray, name: str) -> np.ndarray:
@@ -417,7 +465,7 @@ class RougeLAccumulator(Accumulator):
         """Per-instance P, R, F arrays in the order added (this process, since the last reset)."""
         with self._lock:
             self.flush()
-            parts = [loc[0] for loc in self._local]
+            parts = [loc[0] for loc in self._results()]
         if not parts:
             return scoring.Score(*(np.zeros(0, dtype=np.float64) for _ in range(3)))
         return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
@@ -494,7 +542,7 @@ class DuReaderRougeLAccumulator(RougeLAccumulator):
         with self._lock:
             self.flush()
             parts = [loc[1] if loc[1] is not None else np.zeros(len(loc[0].fmeasure))
-                     for loc in self._local]
+                     for loc in self._results()]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
 
 
