@@ -726,7 +726,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
         from . import lsum
 
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
-                               chars=self.settings.text_mode() == "char")
+                               chars=self.settings.text_mode() == "char", base=int(self._values["count"]))
         p, r = scoring.precision_recall(res.hits, np.repeat(res.cand_len, res.ref_count), res.ref_len)
         s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
                                                self.settings.f))

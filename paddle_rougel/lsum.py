@@ -10,6 +10,14 @@ algorithm) walk the bit-parallel LCS rows with rouge-score's tie rule: a
 match goes diagonally, otherwise left when that keeps more LCS than going
 up, otherwise up.
 
+Memory: the LCS rows of a candidate sentence over 64 tokens against a
+reference sentence take len(ref) * ceil(len(cand) / 64) words; when that is
+over the call's budget (``SCRATCH_BYTES``, shared by the C kernel's threads),
+every k-th row is kept (k = ceil(sqrt(len(ref)))) and the rows of a block are
+recomputed from their checkpoint during the walk back: about
+(len(ref) / k + k) * ceil(len(cand) / 64) words, the same walk.  A pair that
+does not fit even so is refused before any work (ValueError naming it).
+
 A summary is a ``str`` (split into sentences by ``split``) or a sequence of
 sentences, each a ``str`` (tokenized by the text settings; by default its
 characters) or a sequence of tokens.  ``split``:
@@ -37,6 +45,7 @@ characters) or a sequence of tokens.  ``split``:
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Mapping, Set
 from typing import Any, Callable, List, NamedTuple, Optional, Sequence
@@ -46,10 +55,13 @@ import numpy as np
 from . import engine
 from .inputs import Batch, FlatRefs, check_tokens, ref_items
 
-__all__ = ["SPLITS", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions", "union_hits",
-           "make_lsum_batch", "score_batch"]
+__all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
+           "union_hits", "make_lsum_batch", "score_batch"]
 
 SPLITS = ("newline", "zh", "en")
+
+# Bytes of LCS rows one call may hold (the C kernel's threads share them): see the module doc.
+SCRATCH_BYTES = 256 << 20
 
 _CLOSE = "\"'”’」』）》】)\\]"
 _ZH_END = re.compile(f"([。！？；]+[{_CLOSE}]*)")
@@ -174,11 +186,11 @@ def lsum_batch(cands: Sequence, ref_lists: Sequence, threads: Optional[int] = No
     return _tokens_batch(batch.cands, batch.ref_lists, threads)
 
 
-def _tokens_batch(cands: tuple, ref_lists: tuple, threads: Optional[int] = None) -> LsumResult:
+def _tokens_batch(cands: tuple, ref_lists: tuple, threads: Optional[int] = None, base: int = 0) -> LsumResult:
     ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))
     if engine.backend() != "c":
         engine._warn_fallback()
-        return _python_batch(cands, ref_lists, ref_count)
+        return _python_batch(cands, ref_lists, ref_count, base)
     lists, sizes = [], []
     for c, refs in zip(cands, ref_lists):
         sents = list(c)
@@ -189,7 +201,8 @@ def _tokens_batch(cands: tuple, ref_lists: tuple, threads: Optional[int] = None)
         lists.append(sents)
     try:
         hits, dlen = engine._c_ext.lsum_batch(lists, sizes, ref_count.tolist(),
-                                              threads or engine.default_threads())
+                                              threads or engine.default_threads(),
+                                              scratch=SCRATCH_BYTES, base=base)
     except (TypeError, ValueError) as e:
         raise type(e)(_rename(str(e), cands, ref_lists)) from e
     return _result(np.frombuffer(hits, dtype=np.int64), np.frombuffer(dlen, dtype=np.int64), ref_count)
@@ -222,15 +235,16 @@ def _rename(msg: str, cands: tuple, ref_lists: tuple) -> str:
 
 
 def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tuple],
-                threads: Optional[int] = None, chars: bool = False) -> LsumResult:
+                threads: Optional[int] = None, chars: bool = False, base: int = 0) -> LsumResult:
     """Hits of a batch from ``make_lsum_batch``: raw ``str`` summaries (``raw_text``) go
     through the C text path when every summary is a str (an ASCII str for rouge-score's
     tokens; with ``chars``, the ``"char"`` text mode, any str), else ``prepare(text)``
-    (split + tokenize in Python) first."""
+    (split + tokenize in Python) first.  Errors name instance ``base + i``."""
     if engine.backend() == "c" and cands and type(cands[0]) is str:  # lsum_text checks them all
         flat, offsets = ((ref_lists.flat, ref_lists.offsets) if isinstance(ref_lists, FlatRefs)
                          else (ref_lists, None))
-        out = engine._c_ext.lsum_text(cands, flat, offsets, threads or engine.default_threads(), chars)
+        out = engine._c_ext.lsum_text(cands, flat, offsets, threads or engine.default_threads(), chars,
+                                      scratch=SCRATCH_BYTES, base=base)
         if out is not None:
             hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64) for x in out)
             ref_count = (np.diff(offsets) if offsets is not None else
@@ -239,34 +253,34 @@ def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tupl
 
     def ready(x):
         return prepare(x) if type(x) is str else x
-    return _tokens_batch(tuple(map(ready, cands)), tuple(tuple(map(ready, r)) for r in ref_lists), threads)
+    return _tokens_batch(tuple(map(ready, cands)), tuple(tuple(map(ready, r)) for r in ref_lists), threads, base)
 
 
 # -------------------------------------------------- pure-Python engine
 
-def _rows(masks: dict, n: int, b: Sequence) -> tuple:
-    """Hyyro's rows over the bit side a (masks), and per row the cells where
-    rouge-score's backtrack goes left when there is no match: t[i][j-1] == t[i][j]
-    (a one in the new row) and t[i-1][j] < t[i][j] (the carry out of bit j-1)."""
+def _steps(masks: dict, n: int, b: Sequence, v: int):
+    """Hyyro's rows over the bit side a (masks, n bits) from row v, and per row the
+    cells where rouge-score's backtrack goes left when there is no match: t[i][j-1] ==
+    t[i][j] (a one in the new row) and t[i-1][j] < t[i][j] (the carry out of bit j-1).
+    Yields (row, go_left) after each token of b."""
     full = (1 << n) - 1
-    v, go_left = full, []
     for t in b:
         m = masks.get(t, 0)
         u = v & m
         s = v + u
         carry_out = u | (v & ~u & ~s)
         v = (s | (v & ~m)) & full
-        go_left.append(v & carry_out)
-    return n - bin(v).count("1"), go_left
+        yield v, v & carry_out
 
 
-def _backtrack(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[int]:
+def _walk(masks: dict, b: Sequence, go_left, lcs: int, n: int) -> List[int]:
     """rouge-score's _backtrack_norec, a row at a time: left through the go-left,
-    non-matching cells; leave the row diagonally at a match (a position) or upwards."""
+    non-matching cells; leave the row diagonally at a match (a position) or upwards.
+    go_left(i, j): row i's go-left cells (at least its low j bits)."""
     out, i, j = [], len(b), n
     while lcs > 0:
         m = masks.get(b[i - 1], 0)
-        stop = (m | ~go_left[i - 1]) & ((1 << j) - 1)
+        stop = (m | ~go_left(i - 1, j)) & ((1 << j) - 1)
         p = stop.bit_length() - 1
         j = p + 1
         if (m >> p) & 1:
@@ -276,6 +290,45 @@ def _backtrack(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> Lis
     return out[::-1]
 
 
+def _block_rows(m: int) -> int:
+    """ceil(sqrt(m)): the rows between checkpoints."""
+    return math.isqrt(m - 1) + 1
+
+
+def _pair_scratch(n: int, m: int) -> int:
+    """Bytes of LCS rows a candidate sentence of n tokens needs at least against a reference
+    sentence of m, checkpointed (0 for n <= 64), as ``lsum_pair_scratch`` in the C kernel."""
+    if n <= 64 or m <= 0:
+        return 0
+    k = _block_rows(m)
+    return (-(-m // k) - 1 + k) * -(-n // 64) * 8
+
+
+def _positions(masks: dict, n: int, b: Sequence) -> List[int]:
+    """Positions in b of rouge-score's LCS of (b, a): the whole table of rows when it fits
+    in SCRATCH_BYTES, else rows checkpointed every k and a block recomputed (up to the
+    walk's column) when the walk enters it."""
+    m = len(b)
+    if m * -(-n // 64) * 8 <= SCRATCH_BYTES:
+        v, rows = (1 << n) - 1, []
+        for v, g in _steps(masks, n, b, v):
+            rows.append(g)
+        return _walk(masks, b, lambda i, j: rows[i], n - bin(v).count("1"), n)
+    k = _block_rows(m)
+    marks, v = [], (1 << n) - 1  # marks[c]: the row before block c
+    for i, (row, _) in enumerate(_steps(masks, n, b, v)):
+        if i % k == 0:
+            marks.append(v)
+        v = row
+    block: list = [-1, []]
+
+    def go_left(i: int, j: int) -> int:
+        c = i // k
+        if block[0] != c:  # the walk goes up: each block once, its low j bits suffice
+            block[0], low = c, (1 << j) - 1
+            block[1] = [g for _, g in _steps(masks, j, b[c * k:c * k + k], marks[c] & low)]
+        return block[1][i - c * k]
+    return _walk(masks, b, go_left, n - bin(v).count("1"), n)
 def _masks(a: Sequence) -> dict:
     masks: dict = {}
     for p, t in enumerate(a):
@@ -289,9 +342,7 @@ def lcs_positions(ref: Sequence, cand: Sequence) -> List[int]:
     cand = engine._fix(engine._snap(cand, 0, None), 0, None)
     if not ref or not cand:
         return []
-    masks = _masks(cand)
-    lcs, go_left = _rows(masks, len(cand), ref)
-    return _backtrack(masks, ref, go_left, lcs, len(cand))
+    return _positions(_masks(cand), len(cand), ref)
 
 
 def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
@@ -309,8 +360,7 @@ def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
         masks = _masks(c)
         for r, mark in zip(ref_sents, marked):
             if r:
-                lcs, go_left = _rows(masks, len(c), r)
-                for q in _backtrack(masks, r, go_left, lcs, len(c)):
+                for q in _positions(masks, len(c), r):
                     mark[q] = True
     hits = 0
     for r, mark in zip(ref_sents, marked):
@@ -321,13 +371,33 @@ def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
     return hits
 
 
-def _python_batch(cands: tuple, ref_lists: tuple, ref_count: np.ndarray) -> LsumResult:
+def _check_scratch(i: int, cand: list, refs: list) -> None:
+    """The pair of instance i with the most LCS rows must fit in SCRATCH_BYTES (checkpointed):
+    else the C kernel's ValueError, word for word."""
+    n, c = max(((len(s), k) for k, s in enumerate(cand)), default=(0, 0), key=lambda x: x[0])
+    if n <= 64:
+        return
+    m, j, s = max(((len(x), j, k) for j, r in enumerate(refs) for k, x in enumerate(r)),
+                  default=(0, 0, 0), key=lambda x: x[0])
+    need = _pair_scratch(n, m)
+    if need > SCRATCH_BYTES:
+        raise ValueError(f"instance {i}: candidate sentence {c} ({n} tokens) against reference {j}, "
+                         f"sentence {s} ({m} tokens): ROUGE-Lsum needs {need} bytes of LCS scratch, over "
+                         f"the limit of {SCRATCH_BYTES} (paddle_rougel.lsum.SCRATCH_BYTES); split these "
+                         "sentences")
+
+
+def _python_batch(cands: tuple, ref_lists: tuple, ref_count: np.ndarray, base: int = 0) -> LsumResult:
     hits, cand_len, ref_len = [], [], []
+    snaps = []
     for i, (c, refs) in enumerate(zip(cands, ref_lists)):
         c = [engine._fix(engine._snap(s, i, None), i, None) for s in c]
+        refs = [[engine._fix(engine._snap(s, i, j), i, j) for s in r] for j, r in enumerate(refs)]
+        _check_scratch(base + i, c, refs)  # every instance before any work, as the C kernel
+        snaps.append((c, refs))
+    for c, refs in snaps:
         cand_len.append(sum(map(len, c)))
-        for j, r in enumerate(refs):
-            r = [engine._fix(engine._snap(s, i, j), i, j) for s in r]
+        for r in refs:
             ref_len.append(sum(map(len, r)))
             hits.append(union_hits(c, r))
     as64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731

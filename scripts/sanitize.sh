@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build paddle_rougel._lcs with AddressSanitizer + UndefinedBehaviorSanitizer
 # into a temporary directory (the normal build is left alone) and run the
-# engine tests against it.  Exits non-zero on a test failure or on any
+# engine tests against it (ROUGE-Lsum's bounded-memory paths included:
+# tests/test_lsum_memory.py, also selected by -k lsum).  Exits non-zero on a test failure or on any
 # sanitizer report, including reports from the tests' child processes.
 #
 #   scripts/sanitize.sh                 # engine tests
@@ -81,6 +82,7 @@ set +e -o pipefail
     "$ROOT/tests/test_bleu.py::test_kernel_counts_equal_dict_counts" \
     "$ROOT/tests/test_bleu.py::test_python_fallback_gives_the_same_bleu" \
     "$ROOT/tests/test_lsum.py" \
+    "$ROOT/tests/test_lsum_memory.py" \
     "$ROOT/tests/test_stats.py" \
     "$@" 2>&1 | tee "$WORK/pytest.log"
 status=$?

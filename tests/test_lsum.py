@@ -295,8 +295,8 @@ def test_default_settings_take_the_char_path_with_the_same_scores(monkeypatch):
         def __getattr__(self, name):
             return getattr(real, name)
 
-        def lsum_text(self, *a):
-            out = real.lsum_text(*a)
+        def lsum_text(self, *a, **kw):
+            out = real.lsum_text(*a, **kw)
             seen.append((a[-1], out is not None))
             return out
 

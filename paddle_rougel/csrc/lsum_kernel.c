@@ -14,8 +14,13 @@
  * rouge-score's _backtrack_norec moves left when there is no match (t[i][j-1]
  * > t[i-1][j]); it otherwise moves up, and diagonally at a match.  So the walk
  * reads out exactly its LCS, and ties (which change the union) resolve as
- * there.  Memory: one pair's rows, len(r) * ceil(len(c)/64) words, at a time
- * (times LANES for sentences scored together).
+ * there.  Memory: one pair's rows at a time, LANES words a row for sentences
+ * scored together; a candidate sentence over 64 tokens takes len(r) *
+ * ceil(len(c)/64) words, unless that is over the thread's share of the
+ * call's budget (b->scratch): then the rows are checkpointed (every k-th,
+ * k = ceil(sqrt(len(r)))) and a block of k rows is recomputed during the
+ * walk back, from its checkpoint, only up to the walk's column: (len(r)/k + k)
+ * * ceil(len(c)/64) words, the same walk, at most one more forward pass.
  *
  * Speed, in the order it matters on summaries (about 20 words a sentence):
  * candidate sentences of up to 64 tokens are scored four at a time (lanes);
@@ -49,7 +54,9 @@ typedef struct {
     uint32_t *ids;       /* local ids of the instance's tokens */
     uint64_t *mw;        /* match masks of one candidate word, by local id (sentences over 64 tokens) */
     uint64_t *gm;        /* match masks of a group of LANES sentences: gm[id * LANES + lane] */
-    uint64_t *rows;      /* rows of the current pair (or group) */
+    uint64_t *rows;      /* rows of the current group */
+    uint64_t *tab;       /* rows (or checkpoints and a block) of a candidate sentence over 64 tokens */
+    size_t scratch;      /* tab's limit in bytes (the thread's share of the call's budget) */
     uint8_t *carry;      /* per reference row, multi-word candidates */
     uint8_t *mark;       /* union: per row of rid (a reference token the candidate has) */
     uint32_t *cnt, *used;
@@ -64,12 +71,12 @@ typedef struct {
     int wshift;
     size_t wcap;
     int64_t *soff, *dsent;
-    size_t ids_cap, mw_cap, gm_cap, rows_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap,
+    size_t ids_cap, mw_cap, gm_cap, rows_cap, tab_cap, carry_cap, mark_cap, cnt_cap, used_cap, rid_cap,
         rsent_cap, starts_cap, ends_cap, longs_cap, soff_cap, dsent_cap;
 } Work;
 
 static void work_free(Work *w) {
-    tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->gm); free(w->rows); free(w->carry);
+    tokmap_free(&w->map); free(w->ids); free(w->mw); free(w->gm); free(w->rows); free(w->tab); free(w->carry);
     free(w->mark); free(w->cnt); free(w->used); free(w->rid); free(w->rsent);
     free(w->starts); free(w->ends); free(w->words); free(w->longs); free(w->soff); free(w->dsent);
 }
@@ -184,33 +191,112 @@ static void group_pair(Work *w, const int64_t *n, const uint32_t *rid, int64_t m
     }
 }
 
-/* A candidate sentence a[0..n) of more than 64 tokens against one reference
- * sentence: word by word, one carry per row, then rouge-score's backtrack one
- * cell at a time. */
-static void long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid, int64_t m, uint8_t *mark) {
-    const int64_t W = (n + 63) / 64;
-    uint64_t *rows = w->rows, *mw = w->mw;
-    int64_t cur = 0;
-    memset(w->carry, 0, (size_t)m);
-    for (int64_t q = 0; q < W; q++) {
+/* ceil(sqrt(m)), m >= 1: the block of checkpointed rows. */
+static int64_t block_rows(int64_t m) {
+    int64_t k = 1;
+    while (k * k < m) k *= 2;  /* k >= sqrt(m); then down by halving steps */
+    for (int64_t step = k / 2; step > 0; step /= 2)
+        if ((k - step) * (k - step) >= m) k -= step;
+    return k;
+}
+
+size_t lsum_pair_scratch(int64_t n, int64_t m) {
+    if (n <= 64 || m <= 0) return 0;
+    const int64_t k = block_rows(m), nb = (m + k - 1) / k;
+    return (size_t)(nb - 1 + k) * (size_t)((n + 63) / 64) * sizeof(uint64_t);
+}
+
+/* w->tab with room for `words` words: only ever the size asked (not a doubling), and
+ * the old one freed first (its contents are not needed): the budget is what is held. */
+static int tab_reserve(Work *w, size_t words) {
+    if (words <= w->tab_cap) return 0;
+    free(w->tab);
+    w->tab = (uint64_t *)malloc(words * sizeof(uint64_t));
+    w->tab_cap = w->tab ? words : 0;
+    return w->tab ? 0 : -1;
+}
+
+/* Rows [i0, i1) of a long pair, words [0, Q): out[(i - i0) * Q + q] the go-left
+ * cells of row i, from V (word q before row i0) given by vbefore (NULL: all ones,
+ * row 0); forward[q] gets word q after row i1 - 1 when not NULL.  Word by word,
+ * one carry per row (w->carry[i - i0]); returns the LCS when i0 = 0 and i1 = m. */
+static int64_t long_rows(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid, int64_t i0, int64_t i1,
+                         int64_t Q, const uint64_t *vbefore, uint64_t *out, int64_t W_out, uint64_t *forward) {
+    uint64_t *mw = w->mw;
+    int64_t lcs = 0;
+    memset(w->carry, 0, (size_t)(i1 - i0));
+    for (int64_t q = 0; q < Q; q++) {
         const int64_t p0 = q * 64, p1 = p0 + 64 < n ? p0 + 64 : n;
         for (int64_t p = p0; p < p1; p++) mw[a[p]] |= (uint64_t)1 << (p - p0);
-        uint64_t V = ~(uint64_t)0;
-        for (int64_t j = 0; j < m; j++) V = row_step(V, mw[rid[j]], &w->carry[j], &rows[j * W + q]);
-        cur += popcount64(~V & low_bits(p1 - p0));
+        uint64_t V = vbefore ? vbefore[q] : ~(uint64_t)0;
+        const uint32_t *r = rid + i0;
+        if (out) {
+            for (int64_t j = 0; j < i1 - i0; j++) V = row_step(V, mw[r[j]], &w->carry[j], &out[j * W_out + q]);
+        } else {
+            uint64_t go_left;
+            for (int64_t j = 0; j < i1 - i0; j++) V = row_step(V, mw[r[j]], &w->carry[j], &go_left);
+        }
+        if (forward) forward[q] = V;
+        lcs += popcount64(~V & low_bits(p1 - p0));
         for (int64_t p = p0; p < p1; p++) mw[a[p]] = 0;
     }
-    int64_t i = m, j = n;
+    return lcs;
+}
+
+/* A candidate sentence a[0..n) of more than 64 tokens against one reference
+ * sentence: word by word, one carry per row, then rouge-score's backtrack one
+ * cell at a time.  Rows checkpointed when the table is over w->scratch (see the
+ * top); returns 0, or -1 when out of memory. */
+static int long_pair(Work *w, const uint32_t *a, int64_t n, const uint32_t *rid, int64_t m, uint8_t *mark) {
+    const int64_t W = (n + 63) / 64;
+    if ((size_t)m * (size_t)W <= w->scratch / sizeof(uint64_t)) {  /* the whole table */
+        if (tab_reserve(w, (size_t)m * (size_t)W) < 0) return -1;
+        const uint64_t *rows = w->tab;
+        int64_t cur = long_rows(w, a, n, rid, 0, m, W, NULL, w->tab, W, NULL);
+        int64_t i = m, j = n;
+        while (cur > 0) {
+            if (rid[i - 1] == a[j - 1]) {
+                mark[i - 1] = 1;
+                i--; j--; cur--;
+            } else if ((rows[(i - 1) * W + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1) {
+                j--;
+            } else {
+                i--;
+            }
+        }
+        return 0;
+    }
+    /* checkpoints: ck[(b - 1) * W ..] = the row before block b (rows [b * k, b * k + k)), b >= 1 */
+    const int64_t k = block_rows(m), nb = (m + k - 1) / k;
+    if (tab_reserve(w, (size_t)(nb - 1 + k) * (size_t)W) < 0) return -1;
+    uint64_t *ck = w->tab, *blk = w->tab + (nb - 1) * W;
+    /* the forward pass block by block (each block's rows word by word: the same cells) */
+    int64_t cur = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t i0 = b * k, i1 = i0 + k < m ? i0 + k : m;
+        uint64_t *after = b + 1 < nb ? ck + b * W : blk;  /* the last block's end: the LCS row */
+        long_rows(w, a, n, rid, i0, i1, W, b ? ck + (b - 1) * W : NULL, NULL, W, after);
+    }
+    for (int64_t q = 0; q < W; q++) cur += popcount64(~blk[q] & low_bits(n - q * 64 < 64 ? n - q * 64 : 64));
+    /* the walk: block b's rows recomputed (words below the column only) when it enters it */
+    int64_t i = m, j = n, b = nb, Q = 0, i0 = 0;
     while (cur > 0) {
+        if ((i - 1) / k != b) {
+            b = (i - 1) / k;
+            i0 = b * k;
+            Q = (j + 63) / 64;
+            long_rows(w, a, n, rid, i0, i0 + k < m ? i0 + k : m, Q, b ? ck + (b - 1) * W : NULL, blk, Q, NULL);
+        }
         if (rid[i - 1] == a[j - 1]) {
             mark[i - 1] = 1;
             i--; j--; cur--;
-        } else if ((rows[(i - 1) * W + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1) {
+        } else if ((blk[(i - 1 - i0) * Q + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1) {
             j--;
         } else {
             i--;
         }
     }
+    return 0;
 }
 
 /* ------------------------------------------------------------ one instance */
@@ -278,9 +364,8 @@ static int instance_core(Work *w, const Prepared *P, int64_t *hits) {
         if (w->rsent[r + 1] - w->rsent[r] > max_ref) max_ref = w->rsent[r + 1] - w->rsent[r];
     for (int64_t c = 0; c < P->ncs; c++)
         if ((cso[c + 1] - cso[c] + 63) / 64 > max_words) max_words = (cso[c + 1] - cso[c] + 63) / 64;
-    const int64_t max_rows = max_ref * (max_words > LANES ? max_words : LANES);
     if (grow((void **)&w->gm, &w->gm_cap, (P->k + 1) * LANES, sizeof(uint64_t)) < 0) return -1;
-    if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_rows + 1, sizeof(uint64_t)) < 0) return -1;
+    if (grow((void **)&w->rows, &w->rows_cap, (size_t)max_ref * LANES + 1, sizeof(uint64_t)) < 0) return -1;
     if (grow_zeroed((void **)&w->used, &w->used_cap, P->k + 1, sizeof(uint32_t)) < 0) return -1;
     if (max_words > 1) {
         if (grow_zeroed((void **)&w->mw, &w->mw_cap, P->k + 1, sizeof(uint64_t)) < 0) return -1;
@@ -293,7 +378,8 @@ static int instance_core(Work *w, const Prepared *P, int64_t *hits) {
         if (n > 64) {
             for (int64_t r = 0; r < P->nrs; r++) {
                 const int64_t c0 = w->rsent[r], c1 = w->rsent[r + 1];
-                if (c1 > c0) long_pair(w, P->ids + cso[c] - P->base, n, w->rid + c0, c1 - c0, w->mark + c0);
+                if (c1 > c0 && long_pair(w, P->ids + cso[c] - P->base, n, w->rid + c0, c1 - c0, w->mark + c0) < 0)
+                    return -1;
             }
         } else if (n > 0) {
             grp[g++] = c;
@@ -356,6 +442,19 @@ static int lsum_instance(Work *w, const LsumBatch *b, size_t i) {
     return instance_core(w, &P, hits);
 }
 
+void lsum_need(const LsumBatch *b, size_t i, LsumNeed *out) {
+    const int64_t d0 = b->inst_doc[i], d1 = b->inst_doc[i + 1];
+    const int64_t *so = b->sent_off, *ds = b->doc_sent;
+    memset(out, 0, sizeof(*out));
+    for (int64_t s = ds[d0]; s < ds[d0 + 1]; s++)
+        if (so[s + 1] - so[s] > out->n) { out->n = so[s + 1] - so[s]; out->cand_sent = s - ds[d0]; }
+    if (out->n <= 64) return;
+    for (int64_t d = d0 + 1; d < d1; d++)
+        for (int64_t s = ds[d]; s < ds[d + 1]; s++)
+            if (so[s + 1] - so[s] > out->m) { out->m = so[s + 1] - so[s]; out->ref = d - d0 - 1; out->ref_sent = s - ds[d]; }
+    out->need = lsum_pair_scratch(out->n, out->m);
+}
+
 double lsum_cost(const LsumBatch *b, size_t i) {
     const int64_t d0 = b->inst_doc[i], d1 = b->inst_doc[i + 1];
     const int64_t *so = b->sent_off, *ds = b->doc_sent;
@@ -369,6 +468,7 @@ int lsum_range(void *ctx, size_t begin, size_t end) {
     const LsumBatch *b = (const LsumBatch *)ctx;
     Work w;
     memset(&w, 0, sizeof(w));
+    w.scratch = b->scratch;
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) rc = lsum_instance(&w, b, i);
     work_free(&w);
@@ -719,6 +819,57 @@ static int char_instance(Work *w, const LsumTextBatch *b, size_t i) {
     return instance_core(w, &P, hits);
 }
 
+/* At most the tokens of text t: a character each (char mode), or a word of one
+ * byte or more between separators. */
+static int64_t text_token_bound(const LsumTextBatch *b, int64_t t) {
+    return b->kind ? b->len[t] : (b->len[t] + 1) / 2;
+}
+
+static inline int ascii_alnum(tok_t c) {
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* The most tokens of a sentence (a non-empty line) of text t, and its index among them. */
+static int64_t text_longest_sentence(const LsumTextBatch *b, int64_t t, int64_t *index) {
+    int64_t best = 0, cur = 0, line_len = 0, sent = 0;
+    tok_t prev = '\n';
+    *index = 0;
+    for (int64_t q = 0; q <= b->len[t]; q++) {
+        const tok_t c = q < b->len[t] ? (b->kind ? text_char(b, t, q) : (tok_t)(unsigned char)b->chars[t][q]) : '\n';
+        if (c == '\n') {
+            if (cur > best) { best = cur; *index = sent; }
+            sent += line_len > 0;
+            cur = line_len = 0;
+        } else {
+            line_len++;
+            cur += b->kind ? 1 : (ascii_alnum(c) && !ascii_alnum(prev));
+        }
+        prev = c;
+    }
+    return best;
+}
+
+void lsum_text_need(const LsumTextBatch *b, size_t i, size_t share, LsumNeed *out) {
+    const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
+    memset(out, 0, sizeof(*out));
+    int64_t n = text_token_bound(b, t0), m = 0;
+    if (n <= 64) return;
+    for (int64_t t = t0 + 1; t < t1; t++)
+        if (text_token_bound(b, t) > m) m = text_token_bound(b, t);
+    out->need = lsum_pair_scratch(n, m);  /* a bound from the lengths: the common case ends here */
+    if (out->need <= share) return;
+    int64_t idx;
+    out->n = text_longest_sentence(b, t0, &idx);
+    out->cand_sent = idx;
+    out->need = 0;
+    if (out->n <= 64) return;
+    for (int64_t t = t0 + 1; t < t1; t++) {
+        const int64_t x = text_longest_sentence(b, t, &idx);
+        if (x > out->m) { out->m = x; out->ref = t - t0 - 1; out->ref_sent = idx; }
+    }
+    out->need = lsum_pair_scratch(out->n, out->m);
+}
+
 double lsum_text_cost(const LsumTextBatch *b, size_t i) {
     const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
     double refs = 0;
@@ -741,6 +892,7 @@ int lsum_text_range(void *ctx, size_t begin, size_t end) {
     const LsumTextBatch *b = (const LsumTextBatch *)ctx;
     Work w;
     memset(&w, 0, sizeof(w));
+    w.scratch = b->scratch;
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
         if (i + 1 < end && !b->kind) prefetch_instance(b, i + 1);

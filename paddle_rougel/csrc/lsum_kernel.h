@@ -18,7 +18,24 @@ typedef struct {
     const int64_t *doc_sent;  /* [D+1] */
     const int64_t *inst_doc;  /* [N+1] */
     int64_t *hits;            /* [D-N] out: clipped union-LCS hits of each reference, in order */
+    size_t scratch;           /* bytes of LCS table a thread may hold (see lsum_pair_scratch) */
 } LsumBatch;
+
+/* The LCS table of a candidate sentence of n tokens against a reference sentence
+ * of m: the bytes the kernel needs at least, rows checkpointed (0 when n <= 64:
+ * those sentences are scored in LANES words a row).  The kernel keeps the whole
+ * table, m * ceil(n/64) words, when that fits in b->scratch; else this. */
+size_t lsum_pair_scratch(int64_t n, int64_t m);
+
+/* The pair of an instance with the largest lsum_pair_scratch: the candidate
+ * sentence, the reference (0-based among the instance's), its sentence, their
+ * tokens (for text, the newline-split sentences as rouge-score splits them:
+ * non-empty lines), and the bytes. */
+typedef struct { int64_t cand_sent, ref, ref_sent, n, m; size_t need; } LsumNeed;
+void lsum_need(const LsumBatch *b, size_t i, LsumNeed *out);
+
+/* The call's default budget of LCS table, shared by its threads (paddle_rougel.lsum.SCRATCH_BYTES). */
+#define LSUM_DEFAULT_SCRATCH ((size_t)256 << 20)
 
 /* Estimated work of instance i (for run_partitioned). */
 double lsum_cost(const LsumBatch *b, size_t i);
@@ -41,9 +58,14 @@ typedef struct {
      * package's default "char" tokens, newline split): text t is len[t] code
      * points of kind[t] bytes each (1, 2 or 4: a str's storage). */
     const uint8_t *kind;       /* [T] or NULL */
+    size_t scratch;            /* as LsumBatch */
 } LsumTextBatch;
 
 double lsum_text_cost(const LsumTextBatch *b, size_t i);
+
+/* As lsum_need; when a bound from the texts' lengths is at most `share`, out->need
+ * is that bound and the rest is 0 (the texts are not scanned). */
+void lsum_text_need(const LsumTextBatch *b, size_t i, size_t share, LsumNeed *out);
 int lsum_text_range(void *ctx, size_t begin, size_t end);
 
 #endif

@@ -192,12 +192,58 @@ done:
 /* ------------------------------------------------------------ ROUGE-Lsum */
 
 PyDoc_STRVAR(lsum_batch_doc,
-"lsum_batch(sentence_lists, doc_sizes, ref_count, threads=1) -> (hits, doc_len)\n\n"
+"lsum_batch(sentence_lists, doc_sizes, ref_count, threads=1, scratch=256 MiB, base=0) -> (hits, doc_len)\n\n"
 "sentence_lists[i]: the sentences of instance i, its candidate's then each\n"
 "reference's (texts as lcs_batch); doc_sizes: sentences per document, the\n"
 "candidate first, instance by instance [D]; ref_count: references per\n"
 "instance [N].  Returns bytearrays of native int64: rouge-score's clipped\n"
-"union-LCS hits of every reference [D-N] and the tokens of every document [D].");
+"union-LCS hits of every reference [D-N] and the tokens of every document [D].\n"
+"scratch: bytes of LCS table for the call, shared by its threads (see\n"
+"lsum_kernel.h); a pair that cannot fit raises ValueError naming instance\n"
+"base + i.");
+
+/* The threads for a ROUGE-Lsum batch, and in *share each one's bytes of LCS table: the
+ * budget is the call's, split between the threads; as many threads as asked while each
+ * has room for the largest pair (lsum_pair_scratch), fewer otherwise.  A pair that does
+ * not fit in the whole budget: ValueError naming the first such instance (base + i),
+ * before any work.  need(b, i, share, out) is lsum_text_need, or lsum_need. */
+static int lsum_threads(const void *b, Py_ssize_t N, int threads, Py_ssize_t budget_in, Py_ssize_t base,
+                        void (*need)(const void *, size_t, size_t, LsumNeed *), size_t *share) {
+    if (budget_in <= 0) {
+        PyErr_SetString(PyExc_ValueError, "scratch must be > 0 bytes");
+        return -1;
+    }
+    const size_t budget = (size_t)budget_in;
+    if (threads > PARTITION_MAX_THREADS) threads = PARTITION_MAX_THREADS;
+    if (threads < 1) threads = 1;
+    size_t most = 0;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        LsumNeed x;
+        need(b, (size_t)i, budget / (size_t)threads, &x);
+        if (x.need > budget) {
+            PyErr_Format(PyExc_ValueError,
+                         "instance %zd: candidate sentence %lld (%lld tokens) against reference %lld, sentence "
+                         "%lld (%lld tokens): ROUGE-Lsum needs %zu bytes of LCS scratch, over the limit of %zu "
+                         "(paddle_rougel.lsum.SCRATCH_BYTES); split these sentences",
+                         base + i, (long long)x.cand_sent, (long long)x.n, (long long)x.ref,
+                         (long long)x.ref_sent, (long long)x.m, x.need, budget);
+            return -1;
+        }
+        if (x.need > most) most = x.need;
+    }
+    while (threads > 1 && budget / (size_t)threads < most) threads--;
+    *share = budget / (size_t)threads;
+    return threads;
+}
+
+static void token_need(const void *b, size_t i, size_t share, LsumNeed *out) {
+    (void)share;
+    lsum_need((const LsumBatch *)b, i, out);
+}
+
+static void text_need(const void *b, size_t i, size_t share, LsumNeed *out) {
+    lsum_text_need((const LsumTextBatch *)b, i, share, out);
+}
 
 /* A sequence of ints >= 0 as a malloc'ed int64 array of n (+1 spare) entries, or NULL. */
 static int64_t *read_counts(PyObject *seq_in, Py_ssize_t *n, const char *what) {
@@ -242,10 +288,12 @@ static int lsum_layout(const TokenBatch *b, const int64_t *sizes, Py_ssize_t D, 
 }
 
 static PyObject *lsum_batch(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"sentence_lists", "doc_sizes", "ref_count", "threads", NULL};
+    static char *kwlist[] = {"sentence_lists", "doc_sizes", "ref_count", "threads", "scratch", "base", NULL};
     PyObject *lists, *sizes_in, *refs_in, *hits = NULL, *dlen = NULL, *result = NULL, *blanks = NULL;
     int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|i", kwlist, &lists, &sizes_in, &refs_in, &threads))
+    Py_ssize_t scratch = (Py_ssize_t)LSUM_DEFAULT_SCRATCH, base = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|inn", kwlist, &lists, &sizes_in, &refs_in, &threads,
+                                     &scratch, &base))
         return NULL;
     TokenBatch b;
     memset(&b, 0, sizeof(b));
@@ -265,7 +313,8 @@ static PyObject *lsum_batch(PyObject *self, PyObject *args, PyObject *kw) {
     cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
     if (!so || !ds || !id || !cost) { PyErr_NoMemory(); goto done; }
     if (lsum_layout(&b, sizes, D, refs, so, ds, id) < 0) goto done;
-    LsumBatch L = {b.toks, so, ds, id, NULL};
+    LsumBatch L = {b.toks, so, ds, id, NULL, 0};
+    if ((threads = lsum_threads(&L, N, threads, scratch, base, token_need, &L.scratch)) < 0) goto done;
     if (!(hits = int64_array(D - N, &L.hits)) || !(dlen = int64_array(D, &dl))) goto done;
     for (Py_ssize_t d = 0; d < D; d++) dl[d] = so[ds[d + 1]] - so[ds[d]];
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_cost(&L, (size_t)i);
@@ -341,21 +390,24 @@ static PyObject *lsum_text_snapshot(PyObject *self, PyObject *args, PyObject *kw
 }
 
 PyDoc_STRVAR(lsum_text_doc,
-"lsum_text(cands, flat, offsets, threads=1, chars=False) -> (hits, cand_len, ref_len) or None\n\n"
+"lsum_text(cands, flat, offsets, threads=1, chars=False, scratch=256 MiB, base=0)\n"
+"    -> (hits, cand_len, ref_len) or None\n\n"
 "ROUGE-Lsum text handling in C: sentences end at '\\n'; the tokens are\n"
 "rouge-score's (the lowercased runs of [A-Za-z0-9]) or, with chars, every\n"
 "character but '\\n'.  cands, flat, offsets: as lsum_text_snapshot returns them\n"
 "(offsets=None: flat is a list of reference lists, snapshotted here).  None\n"
 "(nothing computed) unless every text is a str (an ASCII str without chars).\n"
 "hits and ref_len per (candidate, reference) pair, cand_len per candidate:\n"
-"int64 bytearrays.");
+"int64 bytearrays.  scratch, base: as lsum_batch.");
 
 static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "flat", "offsets", "threads", "chars", NULL};
+    static char *kwlist[] = {"cands", "flat", "offsets", "threads", "chars", "scratch", "base", NULL};
     PyObject *cands, *flat, *offsets_in = Py_None, *snap = NULL, *result = NULL;
     PyObject *hits = NULL, *cand_len = NULL, *ref_len = NULL;
     int threads = 1, char_mode = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oip", kwlist, &cands, &flat, &offsets_in, &threads, &char_mode))
+    Py_ssize_t scratch = (Py_ssize_t)LSUM_DEFAULT_SCRATCH, base = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oipnn", kwlist, &cands, &flat, &offsets_in, &threads, &char_mode,
+                                     &scratch, &base))
         return NULL;
     Py_buffer ob = {0};
     const int64_t *off;
@@ -415,7 +467,8 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
     int64_t *hp, *cl, *rl;
     if (!(hits = int64_array(R, &hp)) || !(cand_len = int64_array(N, &cl)) || !(ref_len = int64_array(R, &rl)))
         goto done;
-    LsumTextBatch L = {chars, len, inst, hp, doc_len, char_mode ? kind : NULL};
+    LsumTextBatch L = {chars, len, inst, hp, doc_len, char_mode ? kind : NULL, 0};
+    if ((threads = lsum_threads(&L, N, threads, scratch, base, text_need, &L.scratch)) < 0) goto done;
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
     if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;
     for (Py_ssize_t i = 0; i < N; i++) {
@@ -448,4 +501,8 @@ static struct PyModuleDef moddef = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__lcs(void) { return PyModule_Create(&moddef); }
+PyMODINIT_FUNC PyInit__lcs(void) {
+    PyObject *m = PyModule_Create(&moddef);
+    if (m && PyModule_AddIntConstant(m, "LSUM_SCRATCH", (long)LSUM_DEFAULT_SCRATCH) < 0) Py_CLEAR(m);
+    return m;
+}
