@@ -856,7 +856,8 @@ void lsum_text_need(const LsumTextBatch *b, size_t i, size_t share, LsumNeed *ou
     if (n <= 64) return;
     for (int64_t t = t0 + 1; t < t1; t++)
         if (text_token_bound(b, t) > m) m = text_token_bound(b, t);
-    out->need = lsum_pair_scratch(n, m);  /* a bound from the lengths: the common case ends here */
+    /* a bound from the lengths (the whole table's size bounds the checkpointed one): the common case ends here */
+    out->need = (size_t)m * (size_t)((n + 63) / 64) * sizeof(uint64_t);
     if (out->need <= share) return;
     int64_t idx;
     out->n = text_longest_sentence(b, t0, &idx);
