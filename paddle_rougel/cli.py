@@ -45,7 +45,7 @@ from . import __version__, engine
 from .accumulators import (BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
                            RougeLsumAccumulator, from_state)
 from .config import ConfigError, read_config, resolve_config_path
-from .dureader_io import InputError, build_contest, file_size, read_rows
+from .dureader_io import InputError, build_contest, distinct_entities, file_size, read_rows
 from .fileio import OutputError, check_distinct, write_outputs
 from .inputs import make_batch
 from .lsum import make_lsum_batch
@@ -185,9 +185,9 @@ def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumula
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
+        ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], contest.entity_refs[sl], base=lo,
-                           tokenizer=rouge.tokenizer)
+                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
