@@ -268,13 +268,18 @@ def cmd_dureader(args) -> int:
     outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
     check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
     (contest,) = _read_contests(args, [args.pred_file])
-    accs, scores = _contest_metrics(contest, values, origin, keep=args.confidence is not None)
+    keep = args.confidence is not None or args.by is not None  # --by: BLEU's per-question rows
+    accs, scores = _contest_metrics(contest, values, origin, keep=keep)
     rouge, bleu = accs["ROUGE-L"], accs["BLEU-4"]
     signature = _signature("rougeL+bleu4", rouge_s, *_ci_signature(args))
     keys = [(("question_id", q), ("question_type", t)) for q, t in zip(contest.qids, contest.types)]
     text = _per_instance_text(keys, rouge.per_instance(), rouge.per_instance_bonus()) \
         if args.per_instance else None
     _write_results(args, text, {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}, signature)
+    if args.by is not None:  # scores per group (cli_report.py)
+        from . import cli_report
+        keys = cli_report.dureader_keys(args.by, contest, rouge.tokenizer)
+        return cli_report.print_breakdown(args, accs, scores, signature, [_counts(contest)], keys, args.by)
     _print_scores(args, accs, scores, signature, [_counts(contest)])
     return 0
 
@@ -367,6 +372,11 @@ def cmd_compare(args) -> int:
         files = args.hyp
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
     rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
+    if args.by is not None:  # per-group paired tests, Holm-adjusted (cli_report.py)
+        from . import cli_report
+        keys = cli_report.compare_keys(args, contests if args.ref_file else None, runs)
+        return cli_report.print_compare_breakdown(args, runs, rows, _compare_signature(args, metric, settings),
+                                                  extra, keys, args.by)
     _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
     return 0
 
@@ -614,6 +624,11 @@ def cmd_score(args) -> int:
                    signature)
     if keep:  # the interval is of the score (F); P and R are printed as they are
         scores = {name: scores[name]}
+    if args.by is not None:  # scores per group (cli_report.py)
+        from . import cli_report
+        keys = cli_report.line_keys(args.by, len(hyps), refsets, acc.tokenizer)
+        return cli_report.print_breakdown(args, {name: acc}, scores, signature,
+                                          [f"lines scored: {len(hyps)}"], keys, args.by)
     _print_scores(args, {name: acc}, scores, signature, [f"lines scored: {len(hyps)}"])
     return 0
 
@@ -680,6 +695,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_outputs(d, "write one JSON line per question: id, type, ROUGE-L P, R, F and the "
                     "weighted bonus (the largest over its references)")
     _add_confidence(d)
+    _add_by(d, dureader=True, text=False)
     d.set_defaults(func=cmd_dureader)
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
@@ -690,6 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_summary(sc)
     _add_outputs(sc, "write one JSON line per hypothesis line: line, P, R, F")
     _add_confidence(sc)
+    _add_by(sc, dureader=False, text=True)
     sc.set_defaults(func=cmd_score)
 
     c = sub.add_parser("compare", help="is system B better than A? paired test on the same references")
@@ -707,6 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_summary(c)
     c.add_argument("--config", help="YAML config file or preset name")
     c.add_argument("--format", choices=("json", "table"), default="json")
+    _add_by(c, dureader=True, text=True)
     c.set_defaults(func=cmd_compare, confidence=None)
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
@@ -714,7 +732,15 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--config", help="check the states were made with this config")
     m.add_argument("--format", choices=("json", "table"), default="json")
     m.set_defaults(func=cmd_merge)
+
+    from . import cli_report  # explain, report (cli_report.py)
+    cli_report.add_parsers(sub)
     return ap
+
+
+def _add_by(p: argparse.ArgumentParser, dureader: bool, text: bool) -> None:
+    from . import cli_report
+    cli_report.add_by(p, dureader, text)
 
 
 def _flag_names(argv: List[str]) -> Dict[str, str]:

@@ -281,6 +281,7 @@ class Contest:
     yn_labels: List[Optional[str]] = field(default_factory=list)
     yn_refs: List[Optional[List[str]]] = field(default_factory=list)
     entity_refs: List[Optional[set]] = field(default_factory=list)
+    sources: List[Any] = field(default_factory=list)      # the reference's "source" (None if absent)
     missing: List[Any] = field(default_factory=list)      # scored questions with no prediction
     unexpected: List[Any] = field(default_factory=list)   # predictions for unknown questions
     no_answer: List[Any] = field(default_factory=list)    # reference questions skipped: no answers
@@ -317,6 +318,7 @@ def build_contest(preds: Dict[Any, dict], refs: Dict[Any, dict]) -> Contest:
         c.yn_labels.append(yn_label)
         c.yn_refs.append(yn_ref)
         c.entity_refs.append(ents)
+        c.sources.append(ref.get("source"))
     c.unexpected = [q for q in preds if q not in refs]
     return c
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping, Set
-from typing import Any, Callable, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -260,9 +260,10 @@ def _rows(masks: dict, n: int, b: Sequence) -> tuple:
     return n - bin(v).count("1"), go_left
 
 
-def _backtrack(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[int]:
+def backtrack_pairs(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[Tuple[int, int]]:
     """rouge-score's _backtrack_norec, a row at a time: left through the go-left,
-    non-matching cells; leave the row diagonally at a match (a position) or upwards."""
+    non-matching cells; leave the row diagonally at a match or upwards.  The matches
+    as (position in ``b``, position in the bit side), increasing in both."""
     out, i, j = [], len(b), n
     while lcs > 0:
         m = masks.get(b[i - 1], 0)
@@ -270,10 +271,15 @@ def _backtrack(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> Lis
         p = stop.bit_length() - 1
         j = p + 1
         if (m >> p) & 1:
-            out.append(i - 1)
+            out.append((i - 1, p))
             j, lcs = p, lcs - 1
         i -= 1
     return out[::-1]
+
+
+def _backtrack(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[int]:
+    """The positions in ``b`` of :func:`backtrack_pairs`."""
+    return [q for q, _ in backtrack_pairs(masks, b, go_left, lcs, n)]
 
 
 def _masks(a: Sequence) -> dict:

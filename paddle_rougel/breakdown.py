@@ -1,0 +1,165 @@
+"""Scores per group of instances (question type, source, length bucket, any key), with
+intervals and paired tests between two systems.
+
+A group's score is the metric applied to the group's instances alone: ROUGE-L
+the mean of their per-instance F, BLEU the corpus BLEU of their summed n-gram
+statistics (never a mean of sentence BLEU).  It equals scoring the group's
+instances in a metric of their own (tested).  Intervals and tests are the ones
+of :mod:`paddle_rougel.stats` on the group's per-instance rows; a comparison of
+two systems over G groups gives each group's paired test and its p-value
+adjusted for the G tests by **Holm**'s step-down method (``p_adjusted``; controls
+the family-wise error rate like Bonferroni, and rejects at least as often).
+
+>>> from paddle_rougel.accumulators import RougeLAccumulator
+>>> from paddle_rougel.inputs import make_batch
+>>> from paddle_rougel.settings import RougeLSettings
+>>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
+>>> acc.add(make_batch(["abcd", "xy", "ab"], [["abce"], ["xy"], ["cd"]]))
+>>> {k: (g.count, g.score) for k, g in breakdown(acc, ["a", "b", "a"]).items()}
+{'a': (2, 0.375), 'b': (1, 1.0)}
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from . import stats
+
+__all__ = ["Group", "GroupComparison", "breakdown", "compare_breakdown", "holm", "group_index",
+           "length_bucket", "LENGTH_BUCKETS"]
+
+# answer-length buckets (tokens of the first reference, after the text settings)
+LENGTH_BUCKETS = ((10, "<=10"), (20, "11-20"), (50, "21-50"), (100, "51-100"), (200, "101-200"))
+LENGTH_TOP = ">200"
+
+
+def length_bucket(n: int) -> str:
+    """The label of a length in tokens: ``<=10``, ``11-20``, ``21-50``, ``51-100``, ``101-200``, ``>200``."""
+    for hi, label in LENGTH_BUCKETS:
+        if n <= hi:
+            return label
+    return LENGTH_TOP
+
+
+LENGTH_ORDER = tuple(label for _, label in LENGTH_BUCKETS) + (LENGTH_TOP,)
+
+
+class Group(NamedTuple):
+    """One group: its key, instance count, score (0-1) and, when asked, its interval."""
+
+    key: Any
+    count: int
+    score: float
+    interval: Optional[stats.Interval]
+
+
+class GroupComparison(NamedTuple):
+    """One group of a two-system comparison: the paired test and its Holm-adjusted p-value."""
+
+    key: Any
+    count: int
+    comparison: stats.Comparison
+    p_adjusted: float
+
+
+def _acc(metric: Any):
+    """The accumulator of a metric class (``.accumulator``) or an accumulator."""
+    acc = getattr(metric, "accumulator", metric)
+    if not hasattr(acc, "instance_columns") or not hasattr(acc, "statistic"):
+        raise TypeError(f"expected a paddle-rougel metric or accumulator, got {type(metric).__name__}")
+    return acc
+
+
+def _sorted_keys(keys: Sequence) -> List[Any]:
+    uniq = list(dict.fromkeys(keys))
+    if set(uniq) <= set(LENGTH_ORDER):
+        return [k for k in LENGTH_ORDER if k in set(uniq)]
+    try:
+        return sorted(uniq)
+    except TypeError:  # mixed key types: first appearance
+        return uniq
+
+
+def group_index(keys: Sequence, n: int, order: Optional[Sequence] = None) -> Dict[Any, np.ndarray]:
+    """``{key: instance indices}`` in ``order`` (default: sorted keys; length buckets by length)."""
+    keys = list(keys)
+    if len(keys) != n:
+        raise ValueError(f"got {len(keys)} keys for {n} instances (one key per instance, in order)")
+    for i, k in enumerate(keys):
+        try:
+            hash(k)
+        except TypeError:
+            raise TypeError(f"key {i} ({type(k).__name__}) is not hashable") from None
+    where: Dict[Any, List[int]] = {}
+    for i, k in enumerate(keys):
+        where.setdefault(k, []).append(i)
+    order = _sorted_keys(keys) if order is None else [k for k in order if k in where]
+    return {k: np.asarray(where[k], dtype=np.int64) for k in order}
+
+
+def _score(statistic, x: np.ndarray) -> float:
+    """The statistic of one group's rows: column sums as a metric of its own would add them."""
+    sums = np.array([[np.sum(np.ascontiguousarray(x[:, j])) for j in range(x.shape[1])]])
+    return float(statistic(sums, len(x))[0])
+
+
+def breakdown(metric: Any, keys: Sequence, confidence: Optional[float] = None,
+              resamples: int = 1000, seed: int = 0, order: Optional[Sequence] = None) -> Dict[Any, Group]:
+    """The metric's score per group of instances: ``{key: Group(key, count, score, interval)}``.
+
+    ``metric``: a metric (``RougeL``, ``RougeLsum``, ``RougeLForDuReader``, ``BLEUForDuReader``)
+    or an accumulator, holding per-instance statistics (BLEU: ``keep_instances=True``);
+    ``keys``: one hashable key per instance, in the order added.  With ``confidence`` (e.g.
+    0.95), each group gets a percentile bootstrap interval over its instances
+    (``resamples``, ``seed``: :func:`paddle_rougel.stats.bootstrap`).
+    """
+    acc = _acc(metric)
+    cols = acc.instance_columns()
+    statistic = acc.statistic()
+    out = {}
+    for k, idx in group_index(keys, len(cols), order).items():
+        x = cols[idx]
+        iv = None if confidence is None else stats.bootstrap(x, statistic, resamples, confidence, seed)
+        out[k] = Group(k, len(idx), _score(statistic, x), iv)
+    return out
+
+
+def holm(p_values: Sequence[float]) -> List[float]:
+    """Holm's step-down adjusted p-values (in the input order), each at most 1.
+
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    p = [float(x) for x in p_values]
+    m = len(p)
+    adj = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda i: p[i])):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adj[i] = running
+    return adj
+
+
+def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_bootstrap",
+                      resamples: Optional[int] = None, confidence: float = 0.95, seed: int = 0,
+                      order: Optional[Sequence] = None) -> Dict[Any, GroupComparison]:
+    """System ``b`` against ``a`` per group: the paired test of
+    :func:`paddle_rougel.compare` on each group's instances, with Holm-adjusted p-values."""
+    from .accumulators import COMPARE_METHODS
+
+    acc_a, acc_b = _acc(a), _acc(b)
+    if type(acc_a) is not type(acc_b) or acc_a.settings != acc_b.settings:
+        raise ValueError("compare_breakdown: the systems must be the same metric with the same settings")
+    if method not in COMPARE_METHODS:
+        raise ValueError(f"method must be one of {', '.join(COMPARE_METHODS)}, got {method!r}")
+    ca, cb = acc_a.instance_columns(), acc_b.instance_columns()
+    if len(ca) != len(cb):
+        raise ValueError(f"the systems were scored on different instances: {len(ca)} vs {len(cb)}")
+    count = COMPARE_METHODS[method] if resamples is None else resamples
+    test = stats.paired_bootstrap if method == "paired_bootstrap" else stats.approximate_randomization
+    statistic = acc_a.statistic()
+    groups = group_index(keys, len(ca), order)
+    results = {k: test(ca[idx], cb[idx], statistic, count, confidence, seed) for k, idx in groups.items()}
+    adjusted = holm([c.p_value for c in results.values()])
+    return {k: GroupComparison(k, len(groups[k]), c, p) for (k, c), p in zip(results.items(), adjusted)}
