@@ -10,6 +10,10 @@ Public API:
   gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
 * :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
+* :func:`alignment`: the LCS a score counts, as (candidate, reference) position pairs
+  (ROUGE-Lsum: the union hits per reference sentence); :mod:`paddle_rougel.align`.
+* :func:`breakdown` / :func:`compare_breakdown`: scores per group of instances, with intervals
+  and Holm-adjusted paired tests; :mod:`paddle_rougel.groups`.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
@@ -22,9 +26,11 @@ install ``paddlepaddle`` or ``paddlepaddle-gpu``).
 """
 __version__ = "0.1.0"
 
+from .align import alignment
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
+from .groups import breakdown, compare_breakdown
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
@@ -63,6 +69,9 @@ __all__ = [
     "rouge_lsum",
     "compute",
     "compare",
+    "alignment",
+    "breakdown",
+    "compare_breakdown",
     "RougeLOutput",
     "lcs_length",
     "lcs_batch",

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from . import cli
-from .breakdown import LENGTH_ORDER, breakdown, compare_breakdown, length_bucket
+from .groups import LENGTH_ORDER, breakdown, compare_breakdown, length_bucket
 from .cli import CliError, _pct
 
 __all__ = ["DUREADER_BY", "add_by", "add_parsers", "print_breakdown", "print_compare_breakdown",
@@ -248,7 +248,7 @@ def _find_question(contest, qid: str) -> int:
 
 
 def cmd_explain(args) -> int:
-    from .alignment import best_reference
+    from .align import best_reference
 
     if args.ref_file:
         if not args.pred_file or args.hyp or args.ref or args.question_id is None or args.line:
