@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from . import cli
-from .groups import LENGTH_ORDER, breakdown, compare_breakdown, length_bucket
+from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 from .cli import CliError, _pct
 
 __all__ = ["DUREADER_BY", "add_by", "add_parsers", "print_breakdown", "print_compare_breakdown",
@@ -82,13 +82,12 @@ def _cell(args, group, name: str) -> Any:
 
 def _breakdown_rows(args, accs: Dict[str, Any], keys: Sequence, by: str) -> Dict[str, dict]:
     level = None if args.confidence is None else 0.95
-    per_metric = {name: breakdown(acc, keys, level, args.confidence or 1000, args.seed, _order(by))
-                  for name, acc in accs.items()}
+    res = grouped([accs], keys, level, args.confidence or 1000, args.seed, _order(by))
     rows: Dict[str, dict] = {}
-    for name, groups in per_metric.items():
-        for key, g in groups.items():
-            row = rows.setdefault(str(key), {"count": g.count})
-            row[name] = _cell(args, g, name)
+    for key, g in res.items():
+        row = rows[str(key)] = {"count": g.count}
+        for name, grp in g.systems[0].items():
+            row[name] = _cell(args, grp, name)
     return rows
 
 

@@ -20,13 +20,14 @@ the family-wise error rate like Bonferroni, and rejects at least as often).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import stats
 
-__all__ = ["Group", "GroupComparison", "breakdown", "compare_breakdown", "holm", "group_index",
+__all__ = ["Group", "GroupComparison", "GroupStats", "breakdown", "compare_breakdown", "grouped", "holm",
+           "group_index",
            "length_bucket", "LENGTH_BUCKETS"]
 
 # answer-length buckets (tokens of the first reference, after the text settings)
@@ -104,6 +105,74 @@ def _score(statistic, x: np.ndarray) -> float:
     return float(statistic(sums, len(x))[0])
 
 
+def _columns(acc) -> Tuple[np.ndarray, Any]:
+    """The per-instance columns the score reads, and the statistic over them (ROUGE-L: only
+    the F column is resampled; its resampled sums are the same numbers)."""
+    from .accumulators import RougeLAccumulator
+
+    cols = acc.instance_columns()
+    if isinstance(acc, RougeLAccumulator):
+        return cols[:, 2:3], stats.mean_statistic(0)
+    return cols, acc.statistic()
+
+
+class GroupStats(NamedTuple):
+    """One group of :func:`grouped`: per system ``{metric: Group}``, and with two systems and
+    ``paired``, ``{metric: Comparison}`` (B against A)."""
+
+    key: Any
+    count: int
+    systems: List[Dict[str, Group]]
+    comparisons: Dict[str, stats.Comparison]
+
+
+def grouped(runs: Sequence[Dict[str, Any]], keys: Sequence, confidence: Optional[float] = 0.95,
+            resamples: int = 1000, seed: int = 0, order: Optional[Sequence] = None,
+            paired: bool = False) -> Dict[Any, GroupStats]:
+    """Scores of one or more systems (``runs``: ``[{metric name: metric or accumulator}]``, scored
+    on the same instances) per group, with intervals and, with ``paired``, the paired bootstrap
+    test of the second system against the first.  All intervals and tests of a group come from
+    one set of resampled sums (the same draws as :func:`paddle_rougel.stats.bootstrap` and
+    :func:`~paddle_rougel.stats.paired_bootstrap` with that seed: the same numbers)."""
+    parts = [(s, name, *_columns(_acc(m))) for s, run in enumerate(runs) for name, m in run.items()]
+    n = len(parts[0][2])
+    for s, name, cols, _ in parts:
+        if len(cols) != n:
+            raise ValueError(f"the systems were scored on different instances: {n} vs {len(cols)}")
+    if paired and len(runs) != 2:
+        raise ValueError("a paired comparison needs two systems")
+    sample = confidence is not None or paired
+    if paired and confidence is None:
+        raise ValueError("a paired comparison needs a confidence level for its interval")
+    if confidence is not None:
+        stats._check_confidence(confidence)
+    out = {}
+    for k, idx in group_index(keys, n, order).items():
+        xs = [cols[idx] for _, _, cols, _ in parts]
+        sums = stats.resample_sums(np.concatenate(xs, axis=1), resamples, seed) if sample else None
+        systems: List[Dict[str, Group]] = [{} for _ in runs]
+        values: Dict[Tuple[int, str], np.ndarray] = {}
+        lo = 0
+        for (s, name, _, statistic), x in zip(parts, xs):
+            iv = None
+            if sample:
+                values[s, name] = stats._apply(statistic, sums[:, lo:lo + x.shape[1]], len(x))
+                lo += x.shape[1]
+                if confidence is not None:
+                    iv = stats.interval_of(values[s, name], stats.estimate(statistic, x), confidence, seed)
+            systems[s][name] = Group(k, len(idx), _score(statistic, x), iv)
+        comparisons = {}
+        if paired:
+            for (s, name, _, statistic), x in zip(parts, xs):
+                if s == 0:
+                    xb = xs[[(t, nm) for t, nm, _, _ in parts].index((1, name))]
+                    comparisons[name] = stats.paired_of(values[0, name], values[1, name],
+                                                        stats.estimate(statistic, x),
+                                                        stats.estimate(statistic, xb), confidence, seed)
+        out[k] = GroupStats(k, len(idx), systems, comparisons)
+    return out
+
+
 def breakdown(metric: Any, keys: Sequence, confidence: Optional[float] = None,
               resamples: int = 1000, seed: int = 0, order: Optional[Sequence] = None) -> Dict[Any, Group]:
     """The metric's score per group of instances: ``{key: Group(key, count, score, interval)}``.
@@ -114,15 +183,8 @@ def breakdown(metric: Any, keys: Sequence, confidence: Optional[float] = None,
     0.95), each group gets a percentile bootstrap interval over its instances
     (``resamples``, ``seed``: :func:`paddle_rougel.stats.bootstrap`).
     """
-    acc = _acc(metric)
-    cols = acc.instance_columns()
-    statistic = acc.statistic()
-    out = {}
-    for k, idx in group_index(keys, len(cols), order).items():
-        x = cols[idx]
-        iv = None if confidence is None else stats.bootstrap(x, statistic, resamples, confidence, seed)
-        out[k] = Group(k, len(idx), _score(statistic, x), iv)
-    return out
+    res = grouped([{"m": metric}], keys, confidence, resamples, seed, order)
+    return {k: g.systems[0]["m"] for k, g in res.items()}
 
 
 def holm(p_values: Sequence[float]) -> List[float]:
@@ -153,13 +215,18 @@ def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_boot
         raise ValueError("compare_breakdown: the systems must be the same metric with the same settings")
     if method not in COMPARE_METHODS:
         raise ValueError(f"method must be one of {', '.join(COMPARE_METHODS)}, got {method!r}")
-    ca, cb = acc_a.instance_columns(), acc_b.instance_columns()
-    if len(ca) != len(cb):
-        raise ValueError(f"the systems were scored on different instances: {len(ca)} vs {len(cb)}")
     count = COMPARE_METHODS[method] if resamples is None else resamples
-    test = stats.paired_bootstrap if method == "paired_bootstrap" else stats.approximate_randomization
-    statistic = acc_a.statistic()
-    groups = group_index(keys, len(ca), order)
-    results = {k: test(ca[idx], cb[idx], statistic, count, confidence, seed) for k, idx in groups.items()}
+    if method == "paired_bootstrap":
+        res = grouped([{"m": acc_a}, {"m": acc_b}], keys, confidence, count, seed, order, paired=True)
+        results = {k: g.comparisons["m"] for k, g in res.items()}
+        counts = {k: g.count for k, g in res.items()}
+    else:
+        ca, cb = acc_a.instance_columns(), acc_b.instance_columns()
+        if len(ca) != len(cb):
+            raise ValueError(f"the systems were scored on different instances: {len(ca)} vs {len(cb)}")
+        groups = group_index(keys, len(ca), order)
+        results = {k: stats.approximate_randomization(ca[idx], cb[idx], acc_a.statistic(), count,
+                                                      confidence, seed) for k, idx in groups.items()}
+        counts = {k: len(idx) for k, idx in groups.items()}
     adjusted = holm([c.p_value for c in results.values()])
-    return {k: GroupComparison(k, len(groups[k]), c, p) for (k, c), p in zip(results.items(), adjusted)}
+    return {k: GroupComparison(k, counts[k], c, p) for (k, c), p in zip(results.items(), adjusted)}

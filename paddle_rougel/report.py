@@ -26,7 +26,7 @@ import numpy as np
 
 from . import cli
 from .align import best_reference, marked_runs
-from .groups import LENGTH_ORDER, breakdown, compare_breakdown
+from .groups import LENGTH_ORDER, grouped, holm
 from .cli import CliError, _pct
 from .fileio import check_distinct, write_outputs
 
@@ -225,21 +225,21 @@ def _headline(systems: List[System], sig: str, args, summary: str) -> str:
 def _groups_section(systems: List[System], by: str, keys: Sequence, args) -> str:
     names = list(systems[0].accs)
     order = LENGTH_ORDER if by == "length" else None
-    per = {s.name: {m: breakdown(s.accs[m], keys, 0.95, args.resamples, args.seed, order) for m in names}
-           for s in systems}
-    labels = list(per["A"][names[0]])
+    two = len(systems) == 2
+    res = grouped([s.accs for s in systems], keys, 0.95, args.resamples, args.seed, order, paired=two)
+    labels = list(res)
     cell = {}
-    for s in systems:
-        for m in names:
-            for k, g in per[s.name][m].items():
-                low, high = _pct(g.interval.low), _pct(g.interval.high)
-                cell[s.name, m, k] = {"score": _pct(g.score), "low": low, "high": high}
+    for k, g in res.items():
+        for s, per in zip(systems, g.systems):
+            for m, grp in per.items():
+                cell[s.name, m, k] = {"score": _pct(grp.score), "low": _pct(grp.interval.low),
+                                      "high": _pct(grp.interval.high)}
     head = "".join(f"<th>{_e(m)} {s.name}</th>" for m in names for s in systems)
     rows = []
     for k in labels:
         cells = "".join(_num(cell[s.name, m, k], f'data-system="{s.name}" data-metric="{_e(m)}" '
                                                  f'data-group="{_e(k)}"') for m in names for s in systems)
-        rows.append(f'<tr><th>{_e(k)}</th><td class="num">{per["A"][names[0]][k].count}</td>{cells}</tr>')
+        rows.append(f'<tr><th>{_e(k)}</th><td class="num">{res[k].count}</td>{cells}</tr>')
     out = [f'<section class="groups" id="by-{_e(by)}"><h2>By {_e(by.replace("_", " "))}</h2>'
            f'<table class="scores"><thead><tr><th>{_e(by)}</th><th>count</th>{head}</tr></thead>'
            f'<tbody>{"".join(rows)}</tbody></table><div class="charts">']
@@ -247,26 +247,25 @@ def _groups_section(systems: List[System], by: str, keys: Sequence, args) -> str
         series = [(s.name, [cell[s.name, m, k] for k in labels]) for s in systems]
         out.append(_bar_chart([str(k) for k in labels], series, f"{m} by {by.replace('_', ' ')}"))
     out.append("</div>")
-    if len(systems) == 2:
-        out.append(_diff_table(systems, names, keys, by, order, args))
+    if two:
+        out.append(_diff_table(res, names, args))
     out.append("</section>")
     return "".join(out)
 
 
-def _diff_table(systems, names, keys, by, order, args) -> str:
+def _diff_table(res: Dict[Any, Any], names: List[str], args) -> str:
     rows = []
-    for m in names:
-        res = compare_breakdown(systems[0].accs[m], systems[1].accs[m], keys, "paired_bootstrap",
-                                args.resamples, 0.95, args.seed, order)
-        for k, g in res.items():
-            c = g.comparison
+    for m in names:  # Holm over the groups, per metric (as `compare --by`)
+        adjusted = holm([g.comparisons[m].p_value for g in res.values()])
+        for (k, g), p_adj in zip(res.items(), adjusted):
+            c = g.comparisons[m]
             attrs = f'data-metric="{_e(m)}" data-group="{_e(k)}"'
-            sig = ' class="signif"' if g.p_adjusted < 0.05 else ""
+            sig = ' class="signif"' if p_adj < 0.05 else ""
             rows.append(f'<tr{sig}><th>{_e(k)}</th><td>{_e(m)}</td><td class="num">{g.count}</td>'
                         f'<td class="num diff" {attrs}>{_pct(c.difference):+.2f} '
                         f'<span class="ci">[{_pct(c.low):.2f}, {_pct(c.high):.2f}]</span></td>'
                         f'<td class="num p" {attrs}>{round(c.p_value, 4):.4f}</td>'
-                        f'<td class="num holm" {attrs}>{round(g.p_adjusted, 4):.4f}</td></tr>')
+                        f'<td class="num holm" {attrs}>{round(p_adj, 4):.4f}</td></tr>')
     return ('<h3>B - A per group</h3><table class="scores diffs"><thead><tr><th>group</th><th>metric</th>'
             '<th>count</th><th>B - A [95% interval]</th><th>p</th><th>p (Holm)</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table><p class="note">Paired bootstrap ({args.resamples} '

@@ -64,7 +64,7 @@ from . import engine
 
 __all__ = ["Interval", "Comparison", "Statistic", "mean_statistic", "bleu_statistic", "bleu_columns",
            "draws", "tree_sum", "resample_sums", "randomized_sums", "bootstrap", "paired_bootstrap",
-           "approximate_randomization"]
+           "approximate_randomization", "interval_of", "paired_of", "estimate"]
 
 Statistic = Callable[[np.ndarray, int], np.ndarray]
 
@@ -375,6 +375,11 @@ def _percentile(values: np.ndarray, confidence: float) -> Tuple[float, float]:
     return float(v[lo]), float(v[len(v) - 1 - lo])
 
 
+def estimate(statistic: Statistic, x: np.ndarray) -> float:
+    """The statistic on all instances ``x`` [N, k] (column sums by the module's tree)."""
+    return _estimate(statistic, x)
+
+
 def _estimate(statistic: Statistic, x: np.ndarray) -> float:
     return float(_apply(statistic, tree_sum(x.T)[None, :], len(x))[0])
 
@@ -403,8 +408,25 @@ def bootstrap(columns, statistic: Statistic, resamples: int = 1000, confidence: 
     resamples, seed = _check_count(resamples, "resamples"), _check_seed(seed)
     confidence = _check_confidence(confidence)
     values = _apply(statistic, _sums(x.T, resamples, seed, _BOOTSTRAP), len(x))
+    return interval_of(values, _estimate(statistic, x), confidence, seed)
+
+
+def interval_of(values: np.ndarray, estimate: float, confidence: float, seed: int) -> Interval:
+    """The percentile interval of resampled scores ``values`` (the second half of :func:`bootstrap`;
+    scores from :func:`resample_sums` of the same seed give the same interval)."""
     low, high = _percentile(values, confidence)
-    return Interval(_estimate(statistic, x), low, high, resamples, confidence, seed, "percentile bootstrap")
+    return Interval(estimate, low, high, len(values), confidence, seed, "percentile bootstrap")
+
+
+def paired_of(values_a: np.ndarray, values_b: np.ndarray, score_a: float, score_b: float,
+              confidence: float, seed: int) -> Comparison:
+    """The paired-bootstrap test from the two systems' scores on the same resamples (the second
+    half of :func:`paired_bootstrap`)."""
+    diff_star = values_b - values_a
+    d = score_b - score_a
+    p = (1 + int(np.count_nonzero(np.abs(diff_star - d) >= abs(d)))) / (len(diff_star) + 1)
+    low, high = _percentile(diff_star, confidence)
+    return Comparison(score_a, score_b, d, low, high, p, "paired bootstrap", len(diff_star), confidence, seed)
 
 
 def paired_bootstrap(cols_a, cols_b, statistic: Statistic, resamples: int = 1000, confidence: float = 0.95,
@@ -440,12 +462,8 @@ def paired_bootstrap(cols_a, cols_b, statistic: Statistic, resamples: int = 1000
     confidence = _check_confidence(confidence)
     k, n = a.shape[1], len(a)
     sums = _sums(np.concatenate([a.T, b.T]), resamples, seed, _BOOTSTRAP)
-    diff_star = _apply(statistic, sums[:, k:], n) - _apply(statistic, sums[:, :k], n)
-    score_a, score_b = _estimate(statistic, a), _estimate(statistic, b)
-    d = score_b - score_a
-    p = (1 + int(np.count_nonzero(np.abs(diff_star - d) >= abs(d)))) / (resamples + 1)
-    low, high = _percentile(diff_star, confidence)
-    return Comparison(score_a, score_b, d, low, high, p, "paired bootstrap", resamples, confidence, seed)
+    return paired_of(_apply(statistic, sums[:, :k], n), _apply(statistic, sums[:, k:], n),
+                     _estimate(statistic, a), _estimate(statistic, b), confidence, seed)
 
 
 def approximate_randomization(cols_a, cols_b, statistic: Statistic, trials: int = 10000,
