@@ -7,7 +7,9 @@ Commands:
   JSON ``{"ROUGE-L": .., "BLEU-4": ..}`` (x100, 2 decimals) on stdout;
 * ``score --hyp H --ref R [--ref R2 ...]``: ROUGE-L of line-aligned text files;
 * ``merge STATE...``: combine ``dureader --save-state`` files (or metric
-  ``state_dict()`` JSON files) into the score of all their data.
+  ``state_dict()`` JSON files) into the score of all their data;
+* ``explain`` and ``report``, and ``--by`` (scores per group) on ``dureader``,
+  ``score`` and ``compare``: see :mod:`paddle_rougel.cli_report`.
 
 Every run prints a signature naming the settings that change the number, then
 ``engine:c`` or ``engine:python``: the engine never changes the number (both

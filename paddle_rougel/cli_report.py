@@ -177,7 +177,7 @@ def add_by(p: argparse.ArgumentParser, dureader: bool, text: bool) -> None:
         what = f"one of {', '.join(DUREADER_BY)}"
     else:
         what = "a key file (one key per line, line-aligned with --hyp) or length (first reference's tokens)"
-    p.add_argument("--by", metavar="KEY", default=None,
+    p.add_argument("--by", metavar="KEY", default=None, choices=DUREADER_BY if dureader and not text else None,
                    help=f"scores per group: {what}; length buckets the first reference answer's tokens")
 
 

@@ -182,6 +182,9 @@ def test_score_by_keyfile_and_length(capsys, tmp_path):
 
 def test_bad_by_is_a_clear_error(capsys, tmp_path):
     rc, out, err = run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--by", "colour")
+    assert rc == 2 and "--by" in err and "colour" in err and "question_type" in err and out == ""
+    rc, out, err = run(capsys, "compare", "--ref_file", REF, "--pred_file", PRED, "--pred_file", PRED_B,
+                       "--by", "colour")
     assert rc == 2 and "--by colour" in err and "question_type" in err and out == ""
     hyp, keys = tmp_path / "h.txt", tmp_path / "k.txt"
     hyp.write_text("a\nb\n", encoding="utf-8")

@@ -208,3 +208,32 @@ def test_explain_text_line_and_colour(capsys, tmp_path):
     assert rc == 2 and "--line 3" in capsys.readouterr().err
     rc = main(["explain", "--pred_file", PRED, "--ref_file", REF, "--question_id", "9999"])
     assert rc == 2 and "--question_id 9999" in capsys.readouterr().err
+
+
+def test_text_report_two_systems_matches_compare(capsys, tmp_path):
+    a, b, ref, keys = (tmp_path / n for n in ("a.txt", "b.txt", "r.txt", "k.txt"))
+    a.write_text("the cat sat<n>on the mat\na dog\nbirds sing\nrain falls\n", encoding="utf-8")
+    b.write_text("a cat sat on<n>a mat\nthe dog barked\nbirds\nthe rain falls hard\n", encoding="utf-8")
+    ref.write_text("a cat sat on a mat\nthe dog barked loudly\nbirds sing at dawn\nrain falls hard\n",
+                   encoding="utf-8")
+    keys.write_text("x\ny\nx\ny\n", encoding="utf-8")
+    flags = ["--tokenize", "whitespace", "--summary-level", "--ref", str(ref), "--hyp", str(a), "--hyp", str(b)]
+    page = str(tmp_path / "t.html")
+    assert cli_json(capsys, "report", *flags, "--by", str(keys), "-o", page)["systems"] == 2
+    dom, cells = dom_of(page, tmp_path)
+    cmp = cli_json(capsys, "compare", *flags, "--by", str(keys))["groups"]
+    shown = {(a_.get("class"), a_["data-group"]): t for a_, t in cells if a_["data-metric"] == "ROUGE-Lsum"}
+    for key in ("x", "y"):
+        r = cmp[key]["ROUGE-Lsum"]
+        assert shown["num diff", key] == f"{r['difference']:+.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+        assert shown["num holm", key] == f"{r['p_holm']:.4f}"
+    assert dom.count('class="inst"') == 4 + 2 * 4
+
+
+def test_by_keeps_the_other_outputs(capsys, tmp_path):
+    per, state = tmp_path / "per.jsonl", tmp_path / "state.json"
+    got = cli_json(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--by", "source",
+                   "--per-instance", str(per), "--save-state", str(state))
+    assert got["groups"]["search"]["count"] == 6
+    assert len(per.read_text(encoding="utf-8").splitlines()) == 12
+    assert cli_json(capsys, "merge", str(state)) == {"ROUGE-L": 56.38, "BLEU-4": 36.44}
