@@ -252,6 +252,8 @@ def cmd_explain(args) -> int:
     if args.ref_file:
         if not args.pred_file or args.hyp or args.ref or args.question_id is None or args.line:
             raise CliError("explain DuReader files with --ref_file R --pred_file P --question_id Q")
+        if args.summary_level or getattr(args, "split", None):
+            raise CliError("--summary-level and --split are for text files (--hyp/--ref)")
         values, origin = cli._choices(args, cli.ROUGE_OPTIONS + cli.TEXT_OPTIONS + cli.BONUS_OPTIONS)
         rouge_s, _ = cli._build(cli.dureader_from_options, values, origin)
         (contest,) = cli._read_contests(args, [args.pred_file])
@@ -266,8 +268,8 @@ def cmd_explain(args) -> int:
         if not args.hyp or not args.ref or args.line is None or args.pred_file or args.question_id:
             raise CliError("explain text files with --hyp H --ref R [--ref R2 ...] --line N, or "
                            "DuReader files with --ref_file R --pred_file P --question_id Q")
+        no_bonus(args)
         values, origin, settings, acc_class, _ = cli._line_metric(args)
-        args.ref = list(args.ref)
         hyps, refsets = cli._read_score_inputs(args, args.hyp)
         n = args.line
         if n > len(hyps):
@@ -301,6 +303,14 @@ def cmd_explain(args) -> int:
     if len(refs) > 1:
         print("F per reference: " + ", ".join(f"{x:.4f}" for x in fs))
     return 0
+
+
+def no_bonus(args) -> None:
+    """Text files have no yes/no labels or entities: a bonus weight there would be ignored."""
+    for key in ("yesno_weight", "entity_weight"):
+        if getattr(args, key, None) is not None:
+            raise CliError(f"{args.flag_names.get(key, '--' + key.replace('_', '-'))}: the DuReader bonus "
+                           "applies to DuReader files (--ref_file/--pred_file), not text files")
 
 
 def _one_question(contest, i: int):

@@ -54,7 +54,7 @@ def _interval(acc, args) -> Dict[str, float]:
 
 def _load(args):
     """(systems, items, groupings, settings, signature, summary) from the command's sources."""
-    from .cli_report import dureader_keys, line_keys
+    from .cli_report import dureader_keys, line_keys, no_bonus
 
     out = [("-o", args.output)]
     if args.ref_file:
@@ -84,6 +84,7 @@ def _load(args):
         if args.by:
             inputs.append(("--by", args.by))
         check_distinct([(f, p) for f, p in inputs if p != "-"], out)
+        no_bonus(args)
         values, origin, settings, acc_class, metric = cli._line_metric(args)
         name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
         systems = []

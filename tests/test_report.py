@@ -206,6 +206,8 @@ def test_explain_text_line_and_colour(capsys, tmp_path):
     assert "\x1b[1;32mcat sat\x1b[0m" in capsys.readouterr().out
     rc = main(["explain", "--hyp", str(hyp), "--ref", str(ref), "--line", "3"])
     assert rc == 2 and "--line 3" in capsys.readouterr().err
+    rc = main(["report", "--hyp", str(hyp), "--ref", str(ref), "-o", str(tmp_path / "r.html"), "--yesno-weight", "2"])
+    assert rc == 2 and "--yesno-weight: the DuReader bonus" in capsys.readouterr().err
     rc = main(["explain", "--pred_file", PRED, "--ref_file", REF, "--question_id", "9999"])
     assert rc == 2 and "--question_id 9999" in capsys.readouterr().err
 
