@@ -61,8 +61,8 @@ def _load(args):
         preds = args.pred_file or []
         if not 1 <= len(preds) <= 2 or args.hyp or args.ref:
             raise CliError("report DuReader files with --ref_file R --pred_file A [--pred_file B]")
-        if args.summary_level or args.by:
-            raise CliError("--summary-level and --by are for text files (--hyp/--ref)")
+        if args.summary_level or args.by or getattr(args, "split", None):
+            raise CliError("--summary-level, --split and --by are for text files (--hyp/--ref)")
         check_distinct(cli._inputs(args, "--ref_file") + [("--pred_file", p) for p in preds], out)
         values, origin = cli._choices(args, cli.ROUGE_OPTIONS + cli.TEXT_OPTIONS + cli.BONUS_OPTIONS)
         settings, _ = cli._build(cli.dureader_from_options, values, origin)
