@@ -1,5 +1,9 @@
 """The ``paddle-rougel`` command line.
 
+(Over 600 lines: the commands share option handling, settings and messages; what is not about
+the commands lives elsewhere: outputs in :mod:`fileio`, rows in :mod:`perinstance`, streams and
+signals in :mod:`procio`, contest files in :mod:`dureader_io`.)
+
 Commands:
 
 * ``dureader --pred_file P --ref_file R``: the DuReader contest score (ROUGE-L

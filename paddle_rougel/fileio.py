@@ -174,6 +174,8 @@ def check_distinct(inputs: Sequence[Tuple[str, str]], outputs: Sequence[Tuple[st
                                   f"(one descriptor, two outputs)")
             streams[fd] = (flag, path)
             ino, is_chr, _ = _fd_identity(fd)
+            if ino is None:
+                raise OutputError(f"{flag} {path}: descriptor {fd} is not open")
             real = None
         else:
             real, ino, is_chr = _identity(path)

@@ -165,7 +165,8 @@ def deferred() -> Iterator[None]:
 
 def hold() -> None:
     """The run is committing its outputs and printing: hold signals back until :func:`finish`."""
-    _S.held = True
+    if _S.installed:
+        _S.held = True
 
 
 def finish() -> None:

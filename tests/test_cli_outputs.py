@@ -397,3 +397,10 @@ def test_csv_quotes_ids_with_commas_and_quotes(capsys, tmp_path):
     c = tmp_path / "per.csv"
     assert run(capsys, "dureader", "--pred_file", pred, "--ref_file", ref, "--per-instance", c)[0] == 0
     assert _csv_rows(c)[1] == [qid, "DESCRIPTION", "1.0", "1.0", "1.0", "0.0"]
+
+
+def test_descriptor_not_open_is_refused_before_any_work(ex, tmp_path):
+    state = tmp_path / "state.json"
+    p = sh(DUREADER + '--save-state "$3" --per-instance /dev/fd/7', *ex, state, cwd=tmp_path)
+    one_error(p.returncode, p.stdout, p.stderr, "/dev/fd/7", "not open")
+    assert not state.exists() and temps(tmp_path) == []
