@@ -6,7 +6,8 @@ optional; see :data:`paddle_rougel.settings.OPTIONS`, the one table of them):
 * ``gamma``: F = (1 + g^2) P R / (R + g^2 P) (paddlenlp, DuReader); default 1.2;
 * ``alpha``: instead of gamma, ROUGE-1.5.5's 1/F = alpha/P + (1 - alpha)/R;
   a negative alpha selects tensor2tensor's formula (as :func:`paddle_rougel.rouge_l`);
-* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` (see :class:`paddle_rougel.RougeL`);
+* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` | ``pooled`` | ``best_recall`` (see
+  :class:`paddle_rougel.RougeL`);
 * ``tokenize``, ``normalize``, ``lowercase``, ``stem``: the text settings
   (:mod:`paddle_rougel.text`); ``normalize`` defaults to ``nows`` with ``char``
   tokens (the DuReader rule) and to ``none`` with word tokens;

@@ -145,7 +145,8 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
             reference; a reference given as a list of sentences is wrapped, ``[[s1, s2]]``).
         rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level), or both.
         gamma / alpha: the F weighting (default gamma 1.2; give one of them).
-        multi_ref: ``"max_pr"`` (default), ``"best"`` or ``"avg"``.
+        multi_ref: ``"max_pr"`` (default), ``"best"``, ``"avg"``, ``"pooled"`` or
+            ``"best_recall"`` (see :class:`paddle_rougel.RougeL`).
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
         split: ROUGE-Lsum's sentence splitter: ``"newline"``, ``"zh"`` or ``"en"``.
         per_instance: also return the per-instance figures.
