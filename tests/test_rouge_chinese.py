@@ -92,3 +92,15 @@ def test_six_dots_divergence_is_not_copied():
     # jieba: 好 的 ....... 我们 走 / 好 的 ....... 我们; theirs: '.......' -> '......' '.' on both sides
     assert (ours["rougeL_precision"], ours["rougeL_recall"]) == (4 / 5, 1.0)
     assert (theirs["p"], theirs["r"]) == (5 / 6, 1.0)
+
+
+def test_readme_example_numbers():
+    """README, "Checked against the official scorers": the printed figures and rouge-chinese's."""
+    preds = ["今天天气很好，我们去公园散步。", "模型在测试集上的准确率是95%。"]
+    labels = ["今天天气不错，我们去公园走走。", "模型的测试准确率为95%。"]
+    theirs = [llama_factory_rouge_l(p, l)["f"] for p, l in zip(preds, labels)]
+    assert [round(f, 6) for f in theirs] == [0.705882, 0.625]
+    out = compute(preds, labels, preset="rouge_chinese", per_instance=True)
+    assert np.abs(out["per_instance"]["rougeL"] - theirs).max() <= 5e-9
+    assert round(out["rougeL"], 6) == 0.665441
+    assert round(compute(preds, labels, tokenize="jieba")["rougeL"], 6) == 0.676432
