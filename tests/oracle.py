@@ -10,7 +10,7 @@ textbook definitions so the package can be checked against it.
   ``cur`` is non-decreasing this is the running maximum of
   ``max(prev[j], prev[j-1] + eq[j])``.
 * ``score_instance(...)``: P, R, F of one candidate against its references for
-  the multi_ref modes "max_pr", "best" and "avg".
+  the multi_ref modes "max_pr", "best", "avg", "pooled" and "best_recall".
 """
 from __future__ import annotations
 
