@@ -245,3 +245,23 @@ def test_reduce_refs_one_reference_each_returns_new_arrays_equal_to_the_general_
     # pass-through, whose P would be p itself
     got = scoring.reduce_refs(p, r, np.array([0, 0, 1, 3]), "max_pr", f)
     assert got[0].tolist() == [0.5, 0.5, 1.0]
+
+
+def test_compute_preset_and_overrides():
+    from paddle_rougel import compute
+    from paddle_rougel.config import ConfigError, preset
+
+    cand, refs = ["A b, c d"], [["a", "a b c d e"]]
+    with_preset = compute(cand, refs, preset="rouge155")
+    spelled = compute(cand, refs, alpha=0.5, multi_ref="pooled", tokenize="rouge_score")
+    assert with_preset == spelled and with_preset["rougeL"] == pytest.approx(5 / 7, rel=1e-15)
+    # a setting given replaces the preset's; a gamma replaces its alpha
+    assert compute(cand, refs, preset="rouge155", multi_ref="best_recall")["rougeL"] == pytest.approx(0.4)
+    out = compute(cand, refs, preset="rouge155", gamma=1.2)
+    assert out["signature"].startswith("rougeL|gamma:1.2|multi_ref:pooled|tok:rouge_score|")
+    # without a preset, None settings are the defaults
+    assert compute(["ab"], ["ab"])["signature"].startswith("rougeL|gamma:1.2|multi_ref:max_pr|tok:char|norm:none|")
+    assert preset("dureader") == {"gamma": 1.2, "multi_ref": "max_pr", "tokenize": "char", "normalize": "nows"}
+    for bad in ("nosuch", "./rouge155.yaml", 3):
+        with pytest.raises(ConfigError, match="preset must be one of"):
+            compute(cand, refs, preset=bad)
