@@ -56,6 +56,7 @@ class Accumulator:
     """Declared state fields, buffering, merge, state dicts; subclasses score batches."""
 
     metric_name = ""
+    state_key = ""  # its entry in a command-line state file ("metrics": {state_key: state})
     settings_class: type = RougeLSettings
 
     def __init__(self, settings, keep_instances: bool = False):
@@ -337,6 +338,7 @@ class RougeLAccumulator(Accumulator):
     """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
 
     metric_name = "RougeL"
+    state_key = "rouge_l"
     settings_class = RougeLSettings
 
     def _declare(self) -> None:
@@ -510,6 +512,7 @@ class BleuAccumulator(Accumulator):
     """Corpus BLEU with the DuReader bonus: clipped n-gram matches, candidate n-grams, lengths."""
 
     metric_name = "BLEUForDuReader"
+    state_key = "bleu"
     settings_class = BleuSettings
 
     def _declare(self) -> None:
@@ -673,6 +676,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
     """
 
     metric_name = "RougeLsum"
+    state_key = "rouge_lsum"
     settings_class = RougeLsumSettings
 
     def _prepare(self, text: str) -> tuple:

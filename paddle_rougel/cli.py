@@ -42,10 +42,10 @@ import numpy as np
 from . import __version__, engine
 # accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
 # this process never imports paddle (about 1 s); state files are the same either way
-from .accumulators import (BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
+from .accumulators import (ACCUMULATORS, BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
                            RougeLsumAccumulator, from_state)
 from .config import ConfigError, read_config, resolve_config_path
-from .dureader_io import InputError, build_contest, file_size, read_rows
+from .dureader_io import InputError, build_contest, distinct_entities, file_size, read_rows
 from .fileio import OutputError, check_distinct, write_outputs
 from .inputs import make_batch
 from .lsum import make_lsum_batch
@@ -185,9 +185,9 @@ def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumula
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
+        ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], contest.entity_refs[sl], base=lo,
-                           tokenizer=rouge.tokenizer)
+                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
@@ -274,7 +274,7 @@ def cmd_dureader(args) -> int:
     keys = [(("question_id", q), ("question_type", t)) for q, t in zip(contest.qids, contest.types)]
     text = _per_instance_text(keys, rouge.per_instance(), rouge.per_instance_bonus()) \
         if args.per_instance else None
-    _write_results(args, text, {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}, signature)
+    _write_results(args, text, {a.state_key: a.state_dict() for a in (rouge, bleu)}, signature)
     _print_scores(args, accs, scores, signature, [_counts(contest)])
     return 0
 
@@ -420,7 +420,8 @@ def _load_state_file(path: str) -> Dict[str, Any]:
         if sig is not None and not isinstance(sig, str):
             raise CliError(f"{path}: 'signature' must be a string")
     elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        states = {"rouge_l" if "Rouge" in str(obj["metric"]) else "bleu": obj}
+        known = ACCUMULATORS.get(obj["metric"]) if isinstance(obj["metric"], str) else None
+        states = {known.state_key if known else str(obj["metric"]): obj}  # unknown: refused by the merge
         sig = None
     else:
         raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
@@ -610,7 +611,7 @@ def cmd_score(args) -> int:
     signature = _signature(metric, settings, *_ci_signature(args))
     text = _per_instance_text([(("line", i + 1),) for i in range(len(hyps))], acc.per_instance()) \
         if args.per_instance else None
-    _write_results(args, text, {"rouge_lsum" if args.summary_level else "rouge_l": acc.state_dict()},
+    _write_results(args, text, {acc.state_key: acc.state_dict()},
                    signature)
     if keep:  # the interval is of the score (F); P and R are printed as they are
         scores = {name: scores[name]}

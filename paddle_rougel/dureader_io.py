@@ -321,6 +321,25 @@ def build_contest(preds: Dict[Any, dict], refs: Dict[Any, dict]) -> Contest:
     return c
 
 
+def distinct_entities(ents: Optional[set], key: Optional[Callable[[str], Any]]) -> Optional[tuple]:
+    """The question's entities as the contest counts them: one per distinct text *after* the
+    text settings (``key``: the metrics' tokenizer; None = as given), so ``"七"`` and ``"七 "``
+    are one entity once whitespace is dropped (the official driver normalises every entity
+    string, then takes the set).  Word tokens: one per distinct token tuple.  The first
+    representative in sorted order is kept (all of a class give the same tokens)."""
+    if ents is None:
+        return None
+    if key is None:
+        return tuple(sorted(ents))
+    seen, out = set(), []
+    for e in sorted(ents):
+        k = key(e)
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return tuple(out)
+
+
 def file_size(path: str) -> int:
     """Bytes to read (uncompressed for a zip), for the progress bar; 0 if unknown."""
     try:
