@@ -53,7 +53,9 @@ def rouge155(tmp_path_factory):
     proc = subprocess.run([perl, "buildExeptionDB.pl", ".", "exc", str(db)],
                           cwd=data / "WordNet-2.0-Exceptions", capture_output=True, text=True)
     assert proc.returncode == 0 and db.exists(), f"building the WordNet DB failed: {proc.stderr}"
-    proc = subprocess.run([perl, "-MXML::DOM", "-MDB_File", "-e", "1"], capture_output=True, text=True)
+    # the modules the script loads (it puts its own directory first in @INC, as here)
+    proc = subprocess.run([perl, "-I", home, "-MXML::DOM", "-MDB_File", "-e", "1"],
+                          capture_output=True, text=True)
     assert proc.returncode == 0, ("ROUGE-1.5.5.pl needs XML::DOM and DB_File "
                                   f"(Debian: apt-get install libxml-dom-perl): {proc.stderr}")
     return perl, script, data
