@@ -17,7 +17,8 @@ import pytest
 import oracle
 from paddle_rougel import (BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, accumulators,
                            compare, compute, engine, lcs_length, rouge_l, rouge_lsum)
-from paddle_rougel.text import TextSettings, TokenizerError
+from paddle_rougel import TokenizerError
+from paddle_rougel.text import TextSettings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
