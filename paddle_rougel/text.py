@@ -90,7 +90,7 @@ def _stable_name(f: Callable) -> str:
     elif "<locals>" in q:
         why = f"a function defined inside another ({q})"
     elif owner is not None and not isinstance(owner, (type, types.ModuleType)):
-        why = f"a method bound to a {type(owner).__name__} object ({q}: other objects' share its name)"
+        why = f"a method bound to a {type(owner).__name__} object ({q}: every such object's method has that name)"
     else:
         return q
     raise ValueError(f"tokenize: {why} cannot be told apart from other tokenizers (states, merges "
@@ -131,10 +131,10 @@ def _checked(f: Callable, name: str) -> Callable[[str], Any]:
         except Exception as e:  # noqa: BLE001 - the callable's own, re-raised with its place
             raise TokenizerError(f"{label} raised {type(e).__name__}: {e}") from e
         tp = type(out)
-        if tp is tuple:
+        if tp is tuple or tp is str:  # the common results, checked first
             return out
-        if tp is list or tp is str:
-            return tuple(out) if tp is list else out
+        if tp is list:
+            return tuple(out)
         return _result(out, label)
     return base
 
