@@ -90,6 +90,30 @@ def _ref_list(pred: Any, refs: Any, i: int) -> Any:
     return [check_tokens(refs, f"instance {i}, reference 0")]
 
 
+def _depth(x: Any) -> int:
+    """Nesting by first items: a str or a token 0, a list / tuple / array one more than its first
+    item (an empty one 1).  ``"ab"`` 0, ``["s1", "s2"]`` 1, ``[["a", "b"], ["c"]]`` 2."""
+    d = 0
+    while isinstance(x, (list, tuple, np.ndarray)):
+        d += 1
+        if len(x) == 0:
+            break
+        x = x[0]
+    return d
+
+
+def _lsum_refs(pred: Any, refs: Any) -> Any:
+    """One prediction's references for ROUGE-Lsum: a str is one reference; a reference with the
+    prediction's shape (sentences of a prediction given as a list of sentences) is one
+    reference, as the prediction is one summary; deeper, a list of references."""
+    if isinstance(refs, str) or refs is None:
+        return [refs]
+    if not isinstance(pred, str) and isinstance(refs, (list, tuple, np.ndarray)) \
+            and _depth(refs) <= _depth(pred):
+        return [refs]
+    return refs
+
+
 def _weighting(gamma: Optional[float], alpha: Optional[float]) -> dict:
     if gamma is not None and alpha is not None:
         raise ValueError("compute: give gamma or alpha, not both")
@@ -114,7 +138,7 @@ def _rouge_lsum_part(predictions: list, references: list, text: TextSettings, we
         batch = make_lsum_batch(predictions, references, split, acc.tokenizer, settings.raw_text(),
                                 one_ref=True)
     else:
-        refs = [[r] if isinstance(r, str) or r is None else r for r in references]
+        refs = [_lsum_refs(p, r) for p, r in zip(predictions, references)]
         batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text())
     return _part("rougeLsum", acc, acc.add_now(batch)[0], per_instance), settings
 
@@ -145,8 +169,11 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
         predictions: N predictions, each a str or a token list (ROUGE-Lsum: a str
             split into sentences by ``split``, or a list of sentences).
         references: N items, each one reference of the prediction's kind (a str,
-            or a token list) or a list of them (ROUGE-Lsum: a str is one
-            reference; a reference given as a list of sentences is wrapped, ``[[s1, s2]]``).
+            or a token list) or a list of them.  ROUGE-Lsum reads them the same
+            way: a str is one reference; for a prediction given as a list of
+            sentences, a list of the same shape (``[s1, s2]``) is one reference, a
+            list of such lists (``[[s1, s2], [t1]]``) several; for a str prediction,
+            a list is a list of references (``[[s1, s2]]``: one, given as sentences).
         rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level), or both.
         gamma / alpha: the F weighting (default gamma 1.2; give one of them).
         preset: a shipped preset's settings (``"rouge155"``, ``"rouge_chinese"``, ...:

@@ -304,7 +304,7 @@ def test_default_settings_take_the_char_path_with_the_same_scores(monkeypatch):
     fast = RougeLsum(gamma=1.0)  # the defaults: char tokens, newline split
     fast.add_batch(preds, targets)
     assert seen == [(True, True)]  # one C call in char mode, and it computed
-    slow = RougeLsum(gamma=1.0, tokenize=lambda s: tuple(s))  # the same tokens, in Python
+    slow = RougeLsum(gamma=1.0, tokenize=("chars", lambda s: tuple(s)))  # the same tokens, in Python
     slow.add_batch(preds, targets)
     assert seen == [(True, True)]  # a callable tokenizer: no C text path
     for a, b in zip(fast.per_instance(), slow.per_instance()):
