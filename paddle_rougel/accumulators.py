@@ -380,10 +380,8 @@ class RougeLAccumulator(Accumulator):
     def _score(self, batch: Batch):
         res = engine.lcs_batch(batch.cands, batch.ref_lists)
         bonus = self._pair_bonus(res, batch)
-        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len,
-                                        0.0 if bonus is None else bonus)
-        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
-                                               self.settings.f))
+        s = _reduce(self.settings, res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
+                    0.0 if bonus is None else bonus)
         local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
         return self._deltas(s), local
 
@@ -423,6 +421,14 @@ class RougeLAccumulator(Accumulator):
         if not parts:
             return scoring.Score(*(np.zeros(0, dtype=np.float64) for _ in range(3)))
         return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
+
+
+def _reduce(settings, hits, cand_len, ref_len, ref_count, offsets, bonus=0.0) -> scoring.Score:
+    """Per-instance P, R, F from the pairs' hits and lengths under the settings' multi_ref and F
+    (the one path of ROUGE-L and ROUGE-Lsum; ``pooled`` sums the counts, not the ratios)."""
+    counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count), ref_len, bonus)
+    p, r = scoring.precision_recall(*counts)
+    return scoring.Score(*scoring.reduce_refs(p, r, offsets, settings.multi_ref, settings.f, counts))
 
 
 def _check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
@@ -683,9 +689,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
 
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
                                chars=self.settings.text_mode() == "char")
-        p, r = scoring.precision_recall(res.hits, np.repeat(res.cand_len, res.ref_count), res.ref_len)
-        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
-                                               self.settings.f))
+        s = _reduce(self.settings, res.hits, res.cand_len, res.ref_len, res.ref_count, res.offsets)
         return self._deltas(s), (s, None)
 
     def add_lcs(self, lcs, cand_len, ref_len):

@@ -173,7 +173,11 @@ class RougeL(PaddleMetric):
         name: metric name reported to hapi. Default ``"rouge-l"``.
         multi_ref: how several references combine: ``"max_pr"`` (default; max P
             and max R separately, as paddlenlp and DuReader), ``"best"`` (the
-            reference with the highest F, as rouge-score), ``"avg"``.
+            reference with the highest F, as rouge-score), ``"avg"``,
+            ``"pooled"`` (ROUGE-1.5.5's default ``-f A``: hits and lengths
+            summed over the references, R = sum(hits) / sum(len(ref)),
+            P = sum(hits) / (k len(cand))), ``"best_recall"`` (ROUGE-1.5.5's
+            ``-f B``: the reference with the highest R, first on ties, and its P).
         sync_dist: all-reduce the state over ``paddle.distributed`` in
             ``accumulate()``.  Leave it off under hapi ``Model`` on several
             ranks: hapi all-gathers the outputs before ``compute``.

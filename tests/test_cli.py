@@ -118,7 +118,7 @@ def test_config_errors(capsys, tmp_path):
     assert rc == 2 and out == "" and "unknown key 'gama'" in err and str(bad) in err
     rc, _, err = run(capsys, "score", "--hyp", PRED, "--ref", PRED, "--config", "nosuchpreset")
     assert rc == 2 and "no such file or preset" in err and "dureader" in err
-    for name in ("dureader", "paddlenlp", "rouge155", "t2t"):
+    for name in ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t"):
         assert os.path.isfile(os.path.join(ROOT, "configs", name + ".yaml"))
 
 
@@ -176,7 +176,7 @@ def test_score_command(capsys, tmp_path):
     assert f"rougeL|gamma:1.2|multi_ref:max_pr|tok:char|norm:nows|lc:no|v:{paddle_rougel.__version__}" in err
     rc, out, err = run(capsys, "score", "--hyp", str(hyp), "--ref", str(r1), "--tokenize", "whitespace",
                        "--config", "rouge155", "--format", "table")
-    assert rc == 0 and "ROUGE-L" in out and "rougeL|alpha:0.5|multi_ref:best|tok:whitespace|norm:none" in out
+    assert rc == 0 and "ROUGE-L" in out and "rougeL|alpha:0.5|multi_ref:pooled|tok:whitespace|norm:none" in out
 
 
 def test_jieba_is_optional(capsys, tmp_path, monkeypatch):
