@@ -32,6 +32,7 @@ from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
 from .groups import breakdown, compare_breakdown
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
+from .text import TokenizerError
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
 # use, so that `import paddle_rougel` and the command line stay fast.
@@ -81,6 +82,7 @@ __all__ = [
     "backend",
     "paddlenlp_compute_metrics",
     "Score",
+    "TokenizerError",
     "alpha_from_gamma",
     "gamma_from_alpha",
     "__version__",

@@ -56,6 +56,7 @@ class Accumulator:
     """Declared state fields, buffering, merge, state dicts; subclasses score batches."""
 
     metric_name = ""
+    state_key = ""  # its entry in a command-line state file ("metrics": {state_key: state})
     settings_class: type = RougeLSettings
 
     def __init__(self, settings, keep_instances: bool = False):
@@ -337,6 +338,7 @@ class RougeLAccumulator(Accumulator):
     """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
 
     metric_name = "RougeL"
+    state_key = "rouge_l"
     settings_class = RougeLSettings
 
     def _declare(self) -> None:
@@ -378,10 +380,8 @@ class RougeLAccumulator(Accumulator):
     def _score(self, batch: Batch):
         res = engine.lcs_batch(batch.cands, batch.ref_lists)
         bonus = self._pair_bonus(res, batch)
-        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len,
-                                        0.0 if bonus is None else bonus)
-        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
-                                               self.settings.f))
+        s = _reduce(self.settings, res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
+                    0.0 if bonus is None else bonus)
         local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
         return self._deltas(s), local
 
@@ -421,6 +421,14 @@ class RougeLAccumulator(Accumulator):
         if not parts:
             return scoring.Score(*(np.zeros(0, dtype=np.float64) for _ in range(3)))
         return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
+
+
+def _reduce(settings, hits, cand_len, ref_len, ref_count, offsets, bonus=0.0) -> scoring.Score:
+    """Per-instance P, R, F from the pairs' hits and lengths under the settings' multi_ref and F
+    (the one path of ROUGE-L and ROUGE-Lsum; ``pooled`` sums the counts, not the ratios)."""
+    counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count), ref_len, bonus)
+    p, r = scoring.precision_recall(*counts)
+    return scoring.Score(*scoring.reduce_refs(p, r, offsets, settings.multi_ref, settings.f, counts))
 
 
 def _check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
@@ -504,6 +512,7 @@ class BleuAccumulator(Accumulator):
     """Corpus BLEU with the DuReader bonus: clipped n-gram matches, candidate n-grams, lengths."""
 
     metric_name = "BLEUForDuReader"
+    state_key = "bleu"
     settings_class = BleuSettings
 
     def _declare(self) -> None:
@@ -667,6 +676,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
     """
 
     metric_name = "RougeLsum"
+    state_key = "rouge_lsum"
     settings_class = RougeLsumSettings
 
     def _prepare(self, text: str) -> tuple:
@@ -679,9 +689,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
 
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
                                chars=self.settings.text_mode() == "char")
-        p, r = scoring.precision_recall(res.hits, np.repeat(res.cand_len, res.ref_count), res.ref_len)
-        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
-                                               self.settings.f))
+        s = _reduce(self.settings, res.hits, res.cand_len, res.ref_len, res.ref_count, res.offsets)
         return self._deltas(s), (s, None)
 
     def add_lcs(self, lcs, cand_len, ref_len):

@@ -12,15 +12,15 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import cli
+from . import cli, procio
 from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 from .cli import CliError, _pct
 
-__all__ = ["DUREADER_BY", "add_by", "add_parsers", "print_breakdown", "print_compare_breakdown",
+__all__ = ["DUREADER_BY", "add_by", "add_parsers", "breakdown_result", "compare_breakdown_result",
            "dureader_keys", "line_keys", "compare_keys"]
 
 DUREADER_BY = ("question_type", "source", "length")
@@ -97,9 +97,10 @@ def _fmt(v: Any) -> str:
     return f"{v:.2f}"
 
 
-def print_breakdown(args, accs: Dict[str, Any], scores: Dict[str, float], signature: str,
-                    extra: List[str], keys: Sequence, by: str) -> int:
-    """The overall scores and one row per group (``--by``)."""
+def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys: Sequence,
+                     by: str) -> Tuple[Any, str]:
+    """(what to print, its format) for ``--by``: the overall scores and one row per group
+    (JSON, or the lines of a table), for ``cli._print_result``."""
     rows = _breakdown_rows(args, accs, keys, by)
     overall: Dict[str, Any] = {}
     for name, acc in accs.items():
@@ -111,28 +112,20 @@ def print_breakdown(args, accs: Dict[str, Any], scores: Dict[str, float], signat
             overall[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                              "low": low, "high": high}
     if args.format == "json":
-        print(json.dumps({**overall, "by": by, "groups": rows}, ensure_ascii=False))
-        for line in extra:
-            print(line, file=sys.stderr)
-        print(signature, file=sys.stderr)
-        return 0
+        return {**overall, "by": by, "groups": rows}, "json"
     names = list(accs)
     table = [["(all)", str(sum(r["count"] for r in rows.values()))] + [_fmt(overall[n]) for n in names]]
     table += [[k, str(r["count"])] + [_fmt(r[n]) for n in names] for k, r in rows.items()]
     head = [by, "count"] + names
     widths = [max(len(x) for x in col) for col in zip(head, *table)]
-    for line in [head] + table:
-        print("  ".join([line[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:], widths[1:])]))
-    for line in extra:
-        print(line, file=sys.stderr)
-    print(signature)
-    return 0
+    return ["  ".join([line[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:], widths[1:])])
+            for line in [head] + table], "lines"
 
 
-def print_compare_breakdown(args, runs: List[Dict[str, Any]], rows: Dict[str, dict], signature: str,
-                            extra: List[str], keys: Sequence, by: str) -> int:
+def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, dict], keys: Sequence,
+                             by: str) -> Tuple[Any, str]:
     """``compare --by``: the overall comparison rows, then each group's paired test, with p-values
-    adjusted for the number of groups by Holm's method (``p_holm``)."""
+    adjusted for the number of groups by Holm's method (``p_holm``); (result, format)."""
     groups: Dict[str, dict] = {}
     for name in runs[0]:
         res = compare_breakdown(runs[0][name], runs[1][name], keys, args.method, args.resamples, 0.95,
@@ -144,26 +137,19 @@ def print_compare_breakdown(args, runs: List[Dict[str, Any]], rows: Dict[str, di
                          "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4),
                          "p_holm": round(g.p_adjusted, 4)}
     if args.format == "json":
-        print(json.dumps({**rows, "by": by, "correction": "holm", "groups": groups}, ensure_ascii=False))
-        for line in extra:
-            print(line, file=sys.stderr)
-        print(signature, file=sys.stderr)
-        return 0
-    print(f"{by:<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"
-          f"{'p':>8}{'p (Holm)':>10}")
+        return {**rows, "by": by, "correction": "holm", "groups": groups}, "json"
+    lines = [f"{by:<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"
+             f"{'p':>8}{'p (Holm)':>10}"]
     for key, grow in [("(all)", {"count": None, **rows})] + list(groups.items()):
         for name in runs[0]:
             r = grow[name]
             interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
             holm = f"{r['p_holm']:>10.4f}" if "p_holm" in r else f"{'':>10}"
             count = "" if grow["count"] is None else str(grow["count"])
-            print(f"{key:<16}{count:>6}  {name:<8}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  "
-                  f"{interval:<18}{r['p_value']:>8.4f}{holm}")
-    for line in extra:
-        print(line, file=sys.stderr)
-    print(signature)
-    print(f"p (Holm): adjusted for {len(groups)} groups (Holm's step-down method)", file=sys.stderr)
-    return 0
+            lines.append(f"{key:<16}{count:>6}  {name:<8}{r['A']:>8.2f}{r['B']:>8.2f}"
+                         f"{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}{holm}")
+    lines.append(f"p (Holm): adjusted for {len(groups)} groups by Holm's step-down method")
+    return lines, "lines"
 
 
 # ------------------------------------------------------------------ parsers
@@ -270,7 +256,7 @@ def cmd_explain(args) -> int:
                            "DuReader files with --ref_file R --pred_file P --question_id Q")
         no_bonus(args)
         values, origin, settings, acc_class, _ = cli._line_metric(args)
-        hyps, refsets = cli._read_score_inputs(args, args.hyp)
+        (hyps,), refsets = cli._read_score_inputs([args.hyp], args.ref)
         n = args.line
         if n > len(hyps):
             raise CliError(f"--line {n}: {args.hyp} has {len(hyps)} lines")
@@ -289,19 +275,19 @@ def cmd_explain(args) -> int:
     hits = align.n_hits if summary else align.lcs
     n_c = sum(map(len, align.cand)) if summary else len(align.cand)
     n_r = sum(map(len, align.ref)) if summary else len(align.ref)
-    print(f"{title}: {metric} F {f:.4f}")
-    print(f"best reference: {k + 1} of {len(refs)} (F {fs[k]:.4f}; "
-          f"{'union LCS hits' if summary else 'LCS'} {hits} of {n_c} candidate and {n_r} reference tokens)")
+    lines = [f"{title}: {metric} F {f:.4f}",
+             f"best reference: {k + 1} of {len(refs)} (F {fs[k]:.4f}; "
+             f"{'union LCS hits' if summary else 'LCS'} {hits} of {n_c} candidate and {n_r} reference tokens)"]
     if summary:
-        for s, t in enumerate(c_txt):
-            print(f"candidate {s + 1}: {t}")
-        for s, t in enumerate(r_txt):
-            print(f"reference {s + 1}: {t}")
+        lines += [f"candidate {s + 1}: {t}" for s, t in enumerate(c_txt)]
+        lines += [f"reference {s + 1}: {t}" for s, t in enumerate(r_txt)]
     else:
-        print(f"candidate: {c_txt}")
-        print(f"reference: {r_txt}")
+        lines += [f"candidate: {c_txt}", f"reference: {r_txt}"]
     if len(refs) > 1:
-        print("F per reference: " + ", ".join(f"{x:.4f}" for x in fs))
+        lines.append("F per reference: " + ", ".join(f"{x:.4f}" for x in fs))
+    procio.hold()  # the result is computed: the run ends with its status
+    for line in lines:
+        print(line)
     return 0
 
 

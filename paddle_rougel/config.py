@@ -6,7 +6,8 @@ optional; see :data:`paddle_rougel.settings.OPTIONS`, the one table of them):
 * ``gamma``: F = (1 + g^2) P R / (R + g^2 P) (paddlenlp, DuReader); default 1.2;
 * ``alpha``: instead of gamma, ROUGE-1.5.5's 1/F = alpha/P + (1 - alpha)/R;
   a negative alpha selects tensor2tensor's formula (as :func:`paddle_rougel.rouge_l`);
-* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` (see :class:`paddle_rougel.RougeL`);
+* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` | ``pooled`` | ``best_recall`` (see
+  :class:`paddle_rougel.RougeL`);
 * ``tokenize``, ``normalize``, ``lowercase``, ``stem``: the text settings
   (:mod:`paddle_rougel.text`); ``normalize`` defaults to ``nows`` with ``char``
   tokens (the DuReader rule) and to ``none`` with word tokens;
@@ -14,16 +15,21 @@ optional; see :data:`paddle_rougel.settings.OPTIONS`, the one table of them):
   spelling ``bonus: {alpha: .., beta: ..}`` is read too).
 
 ``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
-``rouge155``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
+``rouge155``, ``rouge_chinese``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
 is read only from the package's own data (``paddle_rougel/presets``, copied
 from the repository's ``configs/`` at build time), never from the current
 directory or elsewhere; anything else is a path.  Explicit command-line flags
 override the file.  Values are checked here for their type; ranges and
 combinations are checked by the settings classes, one place for each rule.
 
+In Python, :func:`preset` gives a preset's settings as keyword arguments of
+:func:`paddle_rougel.compute` (which also takes ``preset=name``).
+
 >>> import os
 >>> sorted(read_config("rouge155"))
-['alpha', 'multi_ref', 'normalize', 'tokenize']
+['alpha', 'multi_ref', 'tokenize']
+>>> preset("rouge_chinese")
+{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'jieba', 'normalize': 'none'}
 """
 from __future__ import annotations
 
@@ -33,9 +39,11 @@ from typing import Any, Dict, Tuple
 
 from .settings import OPTIONS, suggest
 
-__all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path"]
+__all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path", "preset"]
 
-PRESETS = ("dureader", "paddlenlp", "rouge155", "t2t")
+PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t")
+# the settings compute() takes; the DuReader bonus weights apply to the contest scorer only
+COMPUTE_KEYS = ("gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase", "stem", "split")
 _LEGACY_BONUS = {"alpha": "yesno_weight", "beta": "entity_weight"}
 
 
@@ -141,3 +149,13 @@ def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
     if "gamma" in out and "alpha" in out:
         raise ConfigError(f"{path}: give 'gamma' or 'alpha', not both")
     return out
+
+
+def preset(name: str) -> Dict[str, Any]:
+    """A shipped preset's settings as keyword arguments of :func:`paddle_rougel.compute`
+    (the DuReader bonus weights of ``dureader`` / ``paddlenlp`` are left out: they apply to
+    the contest scorer, whose yes/no and entity inputs compute does not take)."""
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {name!r}")
+    values = read_config(name)
+    return {k: values[k][0] for k in COMPUTE_KEYS if k in values}

@@ -51,6 +51,8 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from .inputs import as_str, unordered
+
 try:  # the compiled kernel is optional: see setup.py
     from . import _lcs as _c_ext
 except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
@@ -135,6 +137,9 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")
+    for name, x in (("cands", cands), ("ref_lists", ref_lists)):
+        if unordered(x):
+            raise TypeError(f"lcs_batch: {name} is {unordered(x)}, which has no order; expected a list")
     if not isinstance(cands, (list, tuple)):
         cands = list(cands)  # generators: both back ends need len() and two passes
     if not isinstance(ref_lists, (list, tuple)):
@@ -152,7 +157,14 @@ def lcs_length(a: Any, b: Any) -> int:
     >>> lcs_length([1, 2, 3, 2], [2, 2, 3])
     2
     """
-    return int(lcs_batch([a], [[b]], threads=1).lcs[0])
+    try:
+        return int(lcs_batch([a], [[b]], threads=1).lcs[0])
+    except (TypeError, ValueError) as e:  # name the argument, not the batch position
+        msg = str(e)
+        for old, new in (("instance 0, candidate", "lcs_length: a"), ("instance 0, reference 0", "lcs_length: b")):
+            if msg.startswith(old):
+                raise type(e)(new + msg[len(old):]) from e
+        raise
 
 
 # ------------------------------------------------------------------ fallback
@@ -182,9 +194,11 @@ def _snap(x: Any, i: int, j: Optional[int]) -> Any:
     if x is None:
         raise TypeError(f"{_where(i, j)}: got None, expected a str or a sequence of tokens")
     if isinstance(x, str):
-        return x
+        return as_str(x)  # a subclass: its characters, as the C reader takes them
     if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
         return x.tolist()  # Python ints, whatever the byte order or stride
+    if unordered(x):
+        raise TypeError(f"{_where(i, j)}: {unordered(x)} has no order; expected a str or a sequence of tokens")
     try:
         return list(x)
     except TypeError as e:  # not iterable, or e.g. a 0-d array
@@ -240,6 +254,9 @@ def _snap_lists(lists: Any, i: int, refs: bool) -> list:
         got = "None" if lists is None else type(lists).__name__
         raise TypeError(f"instance {i}: ref_list must be a list of references, got {got} "
                         "(wrap a single reference as [ref])")
+    if unordered(lists):
+        what = "ref_list" if refs else "sources"
+        raise TypeError(f"instance {i}: {what} is {unordered(lists)}, which has no order; expected a list")
     try:
         out = list(lists)
     except TypeError:

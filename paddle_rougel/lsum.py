@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Set
 from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import engine
-from .inputs import Batch, FlatRefs, check_tokens, ref_items
+from .inputs import Batch, FlatRefs, as_str, check_tokens, locate, ref_items, unordered
 
 __all__ = ["SPLITS", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions", "union_hits",
            "make_lsum_batch", "score_batch"]
@@ -89,8 +88,8 @@ class LsumResult(NamedTuple):
 def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> tuple:
     """A summary as a tuple of sentence snapshots (str, tuple or read-only int array)."""
     if isinstance(x, str):
-        x = split_sentences(x, split)
-    elif x is None or isinstance(x, (bytes, Set, Mapping)):
+        x = split_sentences(as_str(x), split)  # a str subclass: its str value (as everywhere)
+    elif x is None or isinstance(x, bytes) or unordered(x):
         got = "None" if x is None else type(x).__name__
         raise TypeError(f"{where}: got {got}, expected a str or a sequence of sentences")
     try:
@@ -101,7 +100,10 @@ def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> t
     out = []
     for k, s in enumerate(sents):
         if tokenizer is not None and isinstance(s, str):
-            s = tokenizer(s)
+            try:
+                s = tokenizer(as_str(s))
+            except (TypeError, ValueError) as e:  # a tokenize callable's: name the sentence
+                raise locate(e, f"{where}, sentence {k}")
         out.append(check_tokens(s, f"{where}, sentence {k}"))
     return tuple(out)
 

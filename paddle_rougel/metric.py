@@ -113,6 +113,13 @@ class PaddleMetric(paddle.metric.Metric):
             return mine[0]
         return state
 
+    def compute(self, *args):
+        """hapi's step 1, for the metrics that score text: refused in one line (hapi calls it
+        from ``Model.prepare`` in a static graph, at the first step in dygraph)."""
+        raise TypeError(f"{type(self).__name__} scores text (add_inst / add_batch), not network "
+                        "output: it cannot be a paddle.Model metric; use RougeL (or RougeLForDuReader) "
+                        "in Model.prepare(metrics=...)")
+
     def _scored(self, batch) -> scoring.Score:
         """Score a validated batch now; its per-instance Score, as copies (the metric keeps its own)."""
         return _copied(self._acc.add_now(batch)[0])
@@ -166,7 +173,11 @@ class RougeL(PaddleMetric):
         name: metric name reported to hapi. Default ``"rouge-l"``.
         multi_ref: how several references combine: ``"max_pr"`` (default; max P
             and max R separately, as paddlenlp and DuReader), ``"best"`` (the
-            reference with the highest F, as rouge-score), ``"avg"``.
+            reference with the highest F, as rouge-score), ``"avg"``,
+            ``"pooled"`` (ROUGE-1.5.5's default ``-f A``: hits and lengths
+            summed over the references, R = sum(hits) / sum(len(ref)),
+            P = sum(hits) / (k len(cand))), ``"best_recall"`` (ROUGE-1.5.5's
+            ``-f B``: the reference with the highest R, first on ties, and its P).
         sync_dist: all-reduce the state over ``paddle.distributed`` in
             ``accumulate()``.  Leave it off under hapi ``Model`` on several
             ranks: hapi all-gathers the outputs before ``compute``.
@@ -293,10 +304,14 @@ class RougeL(PaddleMetric):
         an optional ``seq_mask`` [B, T].  Returns ``[packed]``, an int64 tensor
         [B, 3] of (lcs, cand_len, ref_len), which hapi turns into numpy and
         hands to ``update``.  With ``trans_func`` the inputs are passed through
-        unchanged (``update`` converts them).
+        unchanged (``update`` converts them), and so they are in a static graph
+        (``paddle.enable_static()``): hapi builds ``compute`` into the program once, then
+        fetches its outputs and hands them to ``update`` as numpy, which applies the same
+        rules and engine as the host path (paddlenlp's pattern), so the numbers are the
+        dygraph numbers.
         """
         output, label, seq_mask = self._split_args(args)
-        if self.trans_func is not None:
+        if self.trans_func is not None or not paddle.in_dynamic_mode():
             return [output, label] + ([] if seq_mask is None else [seq_mask])
         packed = self._packed(output, label, seq_mask)
         return [packed if isinstance(packed, paddle.Tensor) else paddle.to_tensor(packed)]

@@ -19,7 +19,6 @@ test reads back).
 from __future__ import annotations
 
 import html
-import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -28,7 +27,7 @@ from . import cli
 from .align import best_reference, marked_runs
 from .groups import LENGTH_ORDER, grouped, holm
 from .cli import CliError, _pct
-from .fileio import check_distinct, write_outputs
+from .fileio import check_distinct, output_fd, write_outputs
 
 __all__ = ["cmd_report", "render"]
 
@@ -88,8 +87,8 @@ def _load(args):
         values, origin, settings, acc_class, metric = cli._line_metric(args)
         name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
         systems = []
-        for n, h in zip("AB", hyps_files):
-            hyps, refsets = cli._read_score_inputs(args, h)
+        lines, refsets = cli._read_score_inputs(hyps_files, args.ref)
+        for n, h, hyps in zip("AB", hyps_files, lines):
             acc = cli._build(lambda _: acc_class(settings, True), values, origin)
             cli._score_lines(acc, hyps, refsets)
             systems.append(System(n, h, {name: acc}, hyps))
@@ -359,9 +358,8 @@ def render(systems: List[System], items: List[dict], groupings: Dict[str, Sequen
 def cmd_report(args) -> int:
     systems, items, groupings, settings, sig, summary = _load(args)
     page = render(systems, items, groupings, settings, sig, summary, args)
+    args.results_to_stderr = output_fd(args.output) == 1  # -o -: the page is stdout
     write_outputs([(args.output, page)])
-    print(json.dumps({"report": args.output, "systems": len(systems), "instances": len(items)},
-                     ensure_ascii=False))
-    print(summary, file=cli.sys.stderr)
-    print(sig, file=cli.sys.stderr)
+    cli._print_result(args, {"report": args.output, "systems": len(systems), "instances": len(items)},
+                      "json", sig, [summary])
     return 0

@@ -398,7 +398,9 @@ def test_stdout_closed_by_its_reader_is_quiet(ex):
     p.stdout.close()  # as `| head -c0`: the reader is gone before the score is printed
     err = p.stderr.read().decode()
     rc = p.wait(120)
-    assert rc == 141 and "Traceback" not in err and "error" not in err, err
+    assert rc == 0, err  # quiet: what the reader took is what it wanted
+    for word in ("Traceback", "Broken", "error", "Exception"):
+        assert word not in err, err
 
 
 @pytest.mark.skipif(SCRIPT is None, reason="console script not installed")
