@@ -314,7 +314,10 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
         return {k: _pct(v) for k, v in scores.items()}, args.format
     result = {}
     for name, acc in accs.items():
-        iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        try:
+            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        except ValueError as e:
+            raise CliError(f"--confidence: {name}: {e}") from None
         low, high = _pct(iv.low), _pct(iv.high)
         result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                         "low": low, "high": high}
@@ -660,6 +663,21 @@ def _count(text: str) -> int:
     return v
 
 
+def _check_resamples(args) -> None:
+    """Resample counts for a 95% interval (the rule: stats.check_resamples), before any input is read."""
+    from .stats import check_resamples
+
+    counts = [("--confidence", getattr(args, "confidence", None))]
+    if getattr(args, "method", None) == "paired_bootstrap":  # randomization trials: any count
+        counts.append(("--resamples", args.resamples))
+    for flag, n in counts:
+        try:
+            if n is not None:
+                check_resamples(n, 0.95)
+        except ValueError as e:
+            raise CliError(f"{flag}: {e}") from None
+
+
 def _seed(text: str) -> int:
     v = int(text)
     if not 0 <= v < 2 ** 64:
@@ -676,7 +694,7 @@ def _add_summary(p: argparse.ArgumentParser) -> None:
 def _add_confidence(p: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", nargs="?", const=1000, type=_count, default=None, metavar="N",
                    help="95%% percentile bootstrap interval of each score over instances, N "
-                        "resamples (default 1000)")
+                        "resamples (default 1000, at least 40; at least 2 instances)")
     p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
 
 
@@ -729,7 +747,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
                    default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
     c.add_argument("--resamples", type=_count, default=None,
-                   help="bootstrap resamples (default 1000) or randomization trials (default 10000)")
+                   help="bootstrap resamples (default 1000, at least 40) or randomization trials "
+                        "(default 10000); at least 2 instances")
     c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
@@ -767,6 +786,7 @@ def _stdout_gone() -> int:
 def _run(args) -> int:
     if sys.stdout is None:  # started with fd 1 closed: the score would vanish
         raise CliError("standard output is closed: nowhere to print the score")
+    _check_resamples(args)
     with np.errstate(all="ignore"):  # numbers are checked finite before printing: no numpy warnings
         rc = args.func(args)
     procio.hold()  # printed (and committed): a signal from here on is dropped
