@@ -117,10 +117,10 @@ def test_full_results_identical_across_back_ends(on_backend):
 
 # ------------------------------------------------------------------ BLEU
 
-def _bleu_acc(n, match, candi, bp_c, bp_r):
+def _bleu_acc(n, match, candi, bp_c, bp_r, count):
     acc = BleuAccumulator(BleuSettings(n_size=n))
     state = acc.state_dict()
-    state["states"].update(match_ngram=list(match), candi_ngram=list(candi), bp_c=bp_c, bp_r=bp_r, count=1)
+    state["states"].update(match_ngram=list(match), candi_ngram=list(candi), bp_c=bp_c, bp_r=bp_r, count=count)
     acc.load_state_dict(state)
     return acc.score()
 
@@ -130,12 +130,15 @@ def test_bleu_statistic_equals_accumulator_score():
     for n in (1, 2, 4):
         stat = stats.bleu_statistic(n)
         for _ in range(200):
-            candi = g.integers(0, 60, n).astype(float)
+            # corpus sums a run can give (paddle_rougel/invariants.py): count candidates of bp_c
+            # tokens in all have between bp_c - (k - 1) count and bp_c - (k - 1) k-grams
+            count, bp_c, bp_r = int(g.integers(1, 20)), float(g.integers(0, 80)), float(g.integers(1, 80))
+            lo, hi = np.maximum(bp_c - np.arange(n) * count, 0), np.maximum(bp_c - np.arange(n), 0)
+            candi = np.floor(lo + (hi - lo) * g.random(n))
             match = np.floor(candi * g.random(n) * g.integers(0, 2)) + g.random(n).round(1) * (candi > 0)
             match = np.minimum(match, candi)
-            bp_c, bp_r = float(g.integers(0, 80)), float(g.integers(1, 80))
             row = np.concatenate([match, candi, [bp_c, bp_r]])[None, :]
-            assert stat(row, 1)[0] == _bleu_acc(n, match, candi, bp_c, bp_r)
+            assert stat(row, count)[0] == _bleu_acc(n, match, candi, bp_c, bp_r, count)
 
 
 def test_bleu_bootstrap_from_resampled_corpus_sums_by_hand():
@@ -154,7 +157,7 @@ def test_bleu_bootstrap_from_resampled_corpus_sums_by_hand():
     iv = stats.bootstrap(cols, stat, resamples=40, seed=0)  # the fewest at 95%: sorted[1], sorted[38]
     v40 = np.sort(stat(stats.resample_sums(cols, 40, seed=0), 3))
     assert (iv.low, iv.high) == (v40[1], v40[38])
-    assert iv.estimate == _bleu_acc(2, [10, 4], [12, 9], 12.0, 13.0)
+    assert iv.estimate == _bleu_acc(2, [10, 4], [12, 9], 12.0, 13.0, 3)
 
 
 def test_bleu_statistic_checks_layout():
