@@ -11,9 +11,9 @@ sums are compared with a relative tolerance of ``TOL``.
 ``r_sum``, ``f_sum``, ``count``; kept rows P, R, F (, bonus)).  Per pair of a
 candidate and a reference, ``F = f(P, R)`` under the settings' weighting
 (P and R include the DuReader bonus, which is added to both the LCS and the
-lengths, so they stay at most 1).  An instance takes the pair's figures
-(``best``), ``f`` of the largest P and R (``max_pr``), or the means
-(``avg``).  Then:
+lengths, so they stay at most 1).  An instance takes one pair's figures
+(``best``, ``best_recall``), ``f`` of the largest P and R (``max_pr``) or of
+the pooled counts (``pooled``), or the means (``avg``).  Then:
 
 * ``count == 0``: every sum is 0;
 * gamma or alpha in [0, 1]: ``f`` is a weighted harmonic mean, monotone,

@@ -19,6 +19,7 @@ from paddle_rougel.accumulators import (BleuAccumulator, DuReaderRougeLAccumulat
                                         RougeLsumAccumulator)
 from paddle_rougel.inputs import make_batch
 from paddle_rougel.lsum import make_lsum_batch
+from paddle_rougel.scoring import MULTI_REF_MODES
 from paddle_rougel.settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, RougeLsumSettings
 
 
@@ -156,7 +157,7 @@ def instances(draw, text=TEXT, bonus=False):
 @st.composite
 def metric_and_data(draw):
     kind = draw(st.sampled_from(["rougeL", "dureader", "lsum", "bleu"]))
-    mode = draw(st.sampled_from(["max_pr", "best", "avg"]))
+    mode = draw(st.sampled_from(MULTI_REF_MODES))
     weighting = draw(st.sampled_from([{"gamma": 1.2}, {"gamma": 0.0}, {"gamma": 3.0}, {"gamma": 1e200},
                                       {"alpha": 0.0}, {"alpha": 1.0}, {"alpha": 0.3}, {"alpha": -1.0}]))
     if kind == "rougeL":
