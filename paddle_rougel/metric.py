@@ -345,7 +345,9 @@ class RougeL(PaddleMetric):
         """Accumulate a batch.  Two call patterns, told apart by arity:
 
         * hapi: ``update(packed)``, one argument, the [B, 3] integer array of
-          ``compute`` (lcs, cand_len, ref_len): folded into the state only;
+          ``compute`` (lcs, cand_len, ref_len): folded into the state only.
+          ``compute``'s own return value (a list, which hapi unpacks) is
+          taken too: ``m.update(m.compute(output, label))``;
         * paddlenlp: ``update(output, label[, seq_mask])`` with raw network
           output (numpy or tensors): with ``trans_func``,
           ``cand_list, ref_lists = trans_func(output, label, seq_mask)`` scored
@@ -358,6 +360,11 @@ class RougeL(PaddleMetric):
         if label is None:
             if seq_mask is not None:
                 raise TypeError("update(): seq_mask given without label")
+            if isinstance(output, (list, tuple)):  # compute()'s list, not unpacked as hapi does
+                if self.trans_func is not None and len(output) in (2, 3):
+                    return self.update(*output)  # [output, label(, seq_mask)], passed through
+                if len(output) == 1 and len(getattr(output[0], "shape", ())) == 2:
+                    output = output[0]  # [packed]; a list of rows [[l, c, r]] stays as it is
             return self._fold_packed(output)
         if self.trans_func is None:
             return self._fold_packed(self._packed(output, label, seq_mask))
