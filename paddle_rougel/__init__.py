@@ -14,7 +14,8 @@ Public API:
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
 * :func:`backend`: the host engine in use, ``"c"`` or ``"python"``.
-* :func:`paddlenlp_compute_metrics`: a one-line ``compute_metrics`` for PaddleNLP's ``Trainer``.
+* :func:`trainer_compute_metrics`: a one-line ``compute_metrics`` for the PaddleFormers and
+  PaddleNLP ``Trainer`` (also named ``paddleformers_compute_metrics`` / ``paddlenlp_compute_metrics``).
 
 ``import paddle_rougel`` does not import paddle: the metric classes and the
 device path import it on first use (PaddlePaddle is not a hard dependency:
@@ -36,6 +37,8 @@ _LAZY = {
     "BLEUForDuReader": "bleu",
     "lcs_device": "device",
     "lcs_masked": "device",
+    "trainer_compute_metrics": "integrations",
+    "paddleformers_compute_metrics": "integrations",
     "paddlenlp_compute_metrics": "integrations",
 }
 
@@ -70,6 +73,8 @@ __all__ = [
     "lcs_masked",
     "vocab_table",
     "backend",
+    "trainer_compute_metrics",
+    "paddleformers_compute_metrics",
     "paddlenlp_compute_metrics",
     "Score",
     "alpha_from_gamma",
