@@ -11,6 +11,8 @@ Public API:
 * :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
+* :class:`TokenizationHint`: the warning when the text settings probably do not fit the text
+  (English scored per character, CJK text with a word tokenizer): :mod:`paddle_rougel.hints`.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
 * :func:`backend`: the host engine in use, ``"c"`` or ``"python"``.
@@ -26,6 +28,7 @@ __version__ = "0.1.0"
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
+from .hints import TokenizationHint
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
@@ -77,6 +80,7 @@ __all__ = [
     "paddleformers_compute_metrics",
     "paddlenlp_compute_metrics",
     "Score",
+    "TokenizationHint",
     "alpha_from_gamma",
     "gamma_from_alpha",
     "__version__",

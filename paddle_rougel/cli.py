@@ -25,7 +25,8 @@ in ``.zip`` in any case or the file starts with zip magic bytes, else JSON
 lines.  A reader that closes stdout early (``| head``) ends the run quietly
 with status 141 (as a process killed by SIGPIPE); a stdout closed from the
 start is an error (the score would vanish).  Warnings (the pure-Python engine
-fallback) are one plain ``paddle-rougel: warning:`` line.
+fallback, tokenization hints: :mod:`paddle_rougel.hints`) are one plain
+``paddle-rougel: warning:`` line.
 """
 from __future__ import annotations
 
@@ -182,12 +183,13 @@ def _print_result(result: Dict[str, Any], fmt: str, signature: str, extra_lines:
 def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
     n = len(contest.cands)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
+    rouge.hint.chosen()  # characters are the contest's rule: only a word tokenizer on CJK is hinted
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
         ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer)
+                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer, hint=rouge.hint)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
@@ -362,7 +364,7 @@ def cmd_compare(args) -> int:
         for hyp in args.hyp:
             hyps, refsets = _read_score_inputs(args, hyp)
             acc = _build(lambda _: acc_class(settings), values, origin)
-            _score_lines(acc, hyps, refsets)
+            _score_lines(acc, hyps, refsets, origin)
             runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
         files = args.hyp
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
@@ -551,9 +553,12 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]]) -> None:
+def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]],
+                 origin: Dict[str, str]) -> None:
     """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
     sentences under the newline split (a line cannot hold a newline)."""
+    if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
+        acc.hint.chosen()
     n = len(hyps)
     summary = isinstance(acc, RougeLsumAccumulator)
     if summary and acc.settings.split == "newline":
@@ -565,9 +570,9 @@ def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str
         ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
         if summary:
             batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
-                                    acc.settings.raw_text(), base=lo)
+                                    acc.settings.raw_text(), base=lo, hint=acc.hint)
         else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer)
+            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint)
         acc.add_now(batch)
         bar.update(hi - lo)
     bar.close()
@@ -602,7 +607,7 @@ def cmd_score(args) -> int:
     hyps, refsets = _read_score_inputs(args, args.hyp)
     keep = args.confidence is not None
     acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
-    _score_lines(acc, hyps, refsets)
+    _score_lines(acc, hyps, refsets, origin)
     mean = acc.scores()
     name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
     scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}

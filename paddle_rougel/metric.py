@@ -25,7 +25,7 @@ import numpy as np
 from . import convert, engine, scoring
 from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator, RougeLAccumulator
-from .inputs import make_batch, plain_instance
+from .inputs import plain_instance
 from .settings import RougeLSettings, suggest
 from .text import TextSettings
 
@@ -250,9 +250,12 @@ class RougeL(PaddleMetric):
         The tokens are copied now; a bad instance raises naming its index
         (counted from 0 since the last reset) and changes nothing.
         """
-        tok = self._acc.tokenizer
-        batch = plain_instance(cand, ref_list) if tok is None else None
-        self._acc.add(batch or make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=tok))
+        acc = self._acc
+        if acc.tokenizer is None and acc.hint.done:  # the hot path of acc.instance, inlined
+            batch = plain_instance(cand, ref_list)
+            if batch is not None:
+                return acc.add(batch)
+        acc.add(acc.instance(cand, ref_list))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score.
@@ -262,8 +265,7 @@ class RougeL(PaddleMetric):
         >>> [round(float(v), 4) for v in s.fmeasure], round(m.score(), 4)
         ([0.75, 1.0], 0.875)
         """
-        return self._scored(make_batch(cands, ref_lists, base=self._acc.n_seen(),
-                                       tokenizer=self._acc.tokenizer))
+        return self._scored(self._acc.batch(cands, ref_lists))
 
     # --------------------------------------------------------------- results
     def scores(self) -> scoring.Score:
@@ -427,7 +429,7 @@ class RougeLsum(PaddleMetric):
 
         s = self._acc.settings
         return make_lsum_batch(cands, ref_lists, s.split, self._acc.tokenizer, s.raw_text(),
-                               base=self._acc.n_seen())
+                               base=self._acc.n_seen(), hint=self._acc.hint)
 
     def add_inst(self, cand: Any, ref_list: Sequence) -> None:
         """Add one candidate summary scored against its list of reference summaries.
