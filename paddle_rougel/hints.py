@@ -3,8 +3,9 @@
 Two mistakes give a number without any error:
 
 * English scored with the default ``tokenize="char"``: every character is a
-  token (and the command line removes the spaces first), so ``the cat sat``
-  vs ``the mat`` shares letters, not words (79.42 instead of 61.25 with words);
+  token (and the command line removes the spaces first), so candidates share
+  letters, not words, with their references (two English lines of
+  ``tests/test_hints.py``: 75.90 per character, 72.87 per word);
 * CJK text without spaces scored with a word tokenizer: ``"whitespace"`` makes
   a whole sentence one token, ``"rouge_score"`` drops every character outside
   ``a-z0-9`` (DuReader with ``--config rouge155`` gives a meaningless 1.39).

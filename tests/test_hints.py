@@ -124,10 +124,14 @@ def test_the_sample_is_bounded():
     assert h.done and h.seen == SAMPLE
     # later English is not looked at: the decision was taken on the sample
     assert hints(h, EN * 10, [[r] for r in EN_REF * 10])[0] == []
-    # a string is looked at in its first 2000 characters only
-    h = Hinter(TextSettings())
-    assert h.verdict(["今" * 10**6 + " the cat sat"] * 3) is None
-    assert not any(t.tokenize == "jieba" for t in ()) and Hinter(TextSettings(tokenize="zh")).done
+    # a string is looked at in its first 2,000 characters only: English after 2,000 CJK ones is
+    # not seen (looked at whole, it would be)
+    long = "今" * 2000 + " the cat sat on the mat" * 1000
+    assert hints(Hinter(TextSettings()), [long] * 3, [[long]] * 3)[0] == []
+    assert Hinter(TextSettings()).verdict([long] * 3) is not None
+    # nothing to look for under zh, jieba or a callable
+    for tok in ("zh", "jieba", str.split):
+        assert Hinter(TextSettings(tokenize=tok)).done
 
 
 def _example_rows(path):
