@@ -26,10 +26,10 @@ start=$SECONDS
 
 echo "paddleformers check: building the venv in $VENV (log: $LOG) ..." >&2
 {
-    [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -q --upgrade pip
-    rm -rf "$WORK/wheel"
-    "$VENV/bin/python" -m pip wheel -q --no-deps -w "$WORK/wheel" "$ROOT"
+    { [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"; } &&
+        "$VENV/bin/python" -m pip install -q --upgrade pip &&
+        rm -rf "$WORK/wheel" &&
+        "$VENV/bin/python" -m pip wheel -q --no-deps -w "$WORK/wheel" "$ROOT"
 } >"$LOG" 2>&1 || { cat "$LOG" >&2; echo "paddleformers check: FAILED to build the venv" >&2; exit 1; }
 WHEEL=$(ls "$WORK"/wheel/paddle_rougel-*.whl)
 {
