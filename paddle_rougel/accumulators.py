@@ -39,7 +39,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import engine, invariants, scoring
-from .inputs import Batch, concat
+from .hints import Hinter
+from .inputs import Batch, concat, make_batch, plain_instance
 from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
 
 __all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
@@ -73,6 +74,7 @@ class Accumulator:
         self._n_pending = 0
         self._local: List[Any] = []  # per-instance results, in order (not part of the state)
         self.tokenizer = settings.tokenizer()  # str -> tokens, None for characters as given
+        self.hint = Hinter(settings.text)  # warns once if the text settings do not fit the text
         # per-instance statistics in the state (state_dict, merge, sync), for intervals and tests
         self.keep_instances = bool(keep_instances)
 
@@ -105,6 +107,24 @@ class Accumulator:
         """Instances added so far (folded and buffered): the next instance's index."""
         with self._lock:
             return int(self._values["count"]) + self._n_pending
+
+    def batch(self, cands, ref_lists, yn_labels=None, yn_refs=None, entity_refs=None) -> Batch:
+        """The inputs as a validated batch for this accumulator: its text settings, its running
+        instance index in errors, its tokenization hint (see :func:`paddle_rougel.inputs.make_batch`)."""
+        return make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self.n_seen(),
+                          tokenizer=self.tokenizer, hint=self.hint)
+
+    def instance(self, cand, ref_list, yn_label=None, yn_ref=None, entity_ref=None) -> Batch:
+        """One instance as a batch (``add_inst``): a str and a list of str under the default
+        text settings and without bonus skip the checks (a few hundred nanoseconds)."""
+        no_bonus = (yn_label is None or yn_ref is None) and entity_ref is None
+        batch = plain_instance(cand, ref_list) if self.tokenizer is None and no_bonus else None
+        if batch is None:
+            return self.batch([cand], [ref_list], *(([yn_label], [yn_ref], [entity_ref]) if not no_bonus
+                                                    else ()))
+        if not self.hint.done:
+            self.hint(batch.cands, batch.ref_lists)
+        return batch
 
     def add(self, batch: Batch) -> None:
         """Buffer a validated batch; scored when FLUSH_AT instances wait or on a read."""

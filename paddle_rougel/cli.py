@@ -33,8 +33,8 @@ starts with zip magic bytes, else JSON lines.  A reader that closes stdout
 early (``| head``) ends the run quietly with status 0; a stdout closed from the
 start is an error (the score would vanish).  SIGINT / SIGTERM / SIGHUP exit
 with 128 + the signal number, temp files removed (status 0 once everything is
-committed and printed).  Warnings (the pure-Python engine fallback) are one
-plain ``paddle-rougel: warning:`` line.
+committed and printed).  Warnings (the pure-Python engine fallback, tokenization
+hints: :mod:`paddle_rougel.hints`) are one plain ``paddle-rougel: warning:`` line.
 """
 from __future__ import annotations
 
@@ -203,12 +203,13 @@ def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_
 def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
     n = len(contest.cands)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
+    rouge.hint.chosen()  # characters are the contest's rule: only a word tokenizer on CJK is hinted
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
         ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer)
+                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer, hint=rouge.hint)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
@@ -389,7 +390,7 @@ def cmd_compare(args) -> int:
                            f"{', '.join(args.ref)} have no lines")
         for hyps in systems:
             acc = _build(lambda _: acc_class(settings), values, origin)
-            _score_lines(acc, hyps, refsets)
+            _score_lines(acc, hyps, refsets, origin)
             runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
         files = args.hyp
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
@@ -579,9 +580,12 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]]) -> None:
+def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]],
+                 origin: Dict[str, str]) -> None:
     """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
     sentences under the newline split (a line cannot hold a newline)."""
+    if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
+        acc.hint.chosen()
     n = len(hyps)
     summary = isinstance(acc, RougeLsumAccumulator)
     if summary and acc.settings.split == "newline":
@@ -593,9 +597,9 @@ def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str
         ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
         if summary:
             batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
-                                    acc.settings.raw_text(), base=lo)
+                                    acc.settings.raw_text(), base=lo, hint=acc.hint)
         else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer)
+            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint)
         acc.add_now(batch)
         bar.update(hi - lo)
     bar.close()
@@ -632,7 +636,7 @@ def cmd_score(args) -> int:
     (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
     keep = args.confidence is not None
     acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
-    _score_lines(acc, hyps, refsets)
+    _score_lines(acc, hyps, refsets, origin)
     mean = acc.scores()
     name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
     scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}
