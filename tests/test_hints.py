@@ -170,11 +170,11 @@ def test_cli_dureader_examples_and_presets(capsys):
         assert rc == 0 and _warnings(err) == [], (extra, err)
     for b in ("pred_b.jsonl",):
         rc, out, err = run(capsys, "compare", "--ref_file", ref, "--pred_file", pred,
-                           "--pred_file", str(ROOT / "examples/dureader" / b), "--resamples", "20")
+                           "--pred_file", str(ROOT / "examples/dureader" / b), "--resamples", "50")
         assert rc == 0 and _warnings(err) == [], err
-    # the meaningless 1.39: rouge155's whitespace tokens on unspaced Chinese
+    # the meaningless score: rouge155 tokens (rouge_score) drop Chinese
     rc, out, err = run(capsys, "dureader", "--pred_file", pred, "--ref_file", ref, "--config", "rouge155")
-    assert rc == 0 and json.loads(out)["ROUGE-L"] == 1.39
+    assert rc == 0 and json.loads(out)["ROUGE-L"] == 0.0  # rouge_score drops every CJK character
     (line,) = _warnings(err)
     assert line.startswith("paddle-rougel: warning: ") and "--tokenize zh" in line
 
