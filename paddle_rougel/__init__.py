@@ -15,10 +15,13 @@ Public API:
 * :func:`breakdown` / :func:`compare_breakdown`: scores per group of instances, with intervals
   and Holm-adjusted paired tests; :mod:`paddle_rougel.groups`.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
+* :class:`TokenizationHint`: the warning when the text settings probably do not fit the text
+  (English scored per character, CJK text with a word tokenizer): :mod:`paddle_rougel.hints`.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
 * :func:`backend`: the host engine in use, ``"c"`` or ``"python"``.
-* :func:`paddlenlp_compute_metrics`: a one-line ``compute_metrics`` for PaddleNLP's ``Trainer``.
+* :func:`trainer_compute_metrics`: a one-line ``compute_metrics`` for the PaddleFormers and
+  PaddleNLP ``Trainer`` (also named ``paddleformers_compute_metrics`` / ``paddlenlp_compute_metrics``).
 
 ``import paddle_rougel`` does not import paddle: the metric classes and the
 device path import it on first use (PaddlePaddle is not a hard dependency:
@@ -31,6 +34,7 @@ from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
 from .groups import breakdown, compare_breakdown
+from .hints import TokenizationHint
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 from .text import TokenizerError
 
@@ -43,6 +47,8 @@ _LAZY = {
     "BLEUForDuReader": "bleu",
     "lcs_device": "device",
     "lcs_masked": "device",
+    "trainer_compute_metrics": "integrations",
+    "paddleformers_compute_metrics": "integrations",
     "paddlenlp_compute_metrics": "integrations",
 }
 
@@ -80,9 +86,12 @@ __all__ = [
     "lcs_masked",
     "vocab_table",
     "backend",
+    "trainer_compute_metrics",
+    "paddleformers_compute_metrics",
     "paddlenlp_compute_metrics",
     "Score",
     "TokenizerError",
+    "TokenizationHint",
     "alpha_from_gamma",
     "gamma_from_alpha",
     "__version__",

@@ -19,7 +19,8 @@ Guarantees (tested):
 * one lock serialises every call, so an accumulator may be shared by threads;
 * ``load_state_dict`` / ``merge`` refuse a state of another metric, other
   settings, or values that no run can produce (wrong type, NaN, negative,
-  fractional counts, sums above their counts, int64 overflow).
+  fractional counts, sums above their counts, int64 overflow, and fields
+  that no run gives together: :mod:`~paddle_rougel.invariants`).
 
 >>> from paddle_rougel.inputs import make_batch
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
@@ -37,8 +38,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import engine, scoring
-from .inputs import Batch, concat
+from . import engine, invariants, scoring
+from .hints import Hinter
+from .inputs import Batch, concat, make_batch, plain_instance
 from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
 
 __all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
@@ -72,6 +74,7 @@ class Accumulator:
         self._n_pending = 0
         self._local: List[Any] = []  # per-instance results, in order (not part of the state)
         self.tokenizer = settings.tokenizer()  # str -> tokens, None for characters as given
+        self.hint = Hinter(settings.text)  # warns once if the text settings do not fit the text
         # per-instance statistics in the state (state_dict, merge, sync), for intervals and tests
         self.keep_instances = bool(keep_instances)
 
@@ -104,6 +107,24 @@ class Accumulator:
         """Instances added so far (folded and buffered): the next instance's index."""
         with self._lock:
             return int(self._values["count"]) + self._n_pending
+
+    def batch(self, cands, ref_lists, yn_labels=None, yn_refs=None, entity_refs=None) -> Batch:
+        """The inputs as a validated batch for this accumulator: its text settings, its running
+        instance index in errors, its tokenization hint (see :func:`paddle_rougel.inputs.make_batch`)."""
+        return make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self.n_seen(),
+                          tokenizer=self.tokenizer, hint=self.hint)
+
+    def instance(self, cand, ref_list, yn_label=None, yn_ref=None, entity_ref=None) -> Batch:
+        """One instance as a batch (``add_inst``): a str and a list of str under the default
+        text settings and without bonus skip the checks (a few hundred nanoseconds)."""
+        no_bonus = (yn_label is None or yn_ref is None) and entity_ref is None
+        batch = plain_instance(cand, ref_list) if self.tokenizer is None and no_bonus else None
+        if batch is None:
+            return self.batch([cand], [ref_list], *(([yn_label], [yn_ref], [entity_ref]) if not no_bonus
+                                                    else ()))
+        if not self.hint.done:
+            self.hint(batch.cands, batch.ref_lists)
+        return batch
 
     def add(self, batch: Batch) -> None:
         """Buffer a validated batch; scored when FLUSH_AT instances wait or on a read."""
@@ -327,6 +348,8 @@ def _field_value(raw: Any, default: np.ndarray, name: str) -> np.ndarray:
         return int(x) if integral else float(x)
 
     arr = np.array(check(raw.tolist() if isinstance(raw, np.ndarray) else raw), dtype=default.dtype)
+    if arr.shape == (0,) and default.ndim == 2 and default.shape[0] == 0:
+        arr = arr.reshape(default.shape)  # no rows: JSON's [] (a state of no instances)
     if arr.shape != default.shape:
         raise ValueError(f"state field {name!r} has shape {arr.shape}, expected {default.shape}")
     return arr
@@ -353,6 +376,9 @@ class RougeLAccumulator(Accumulator):
             if float(values[name]) > n * (1 + 1e-9) + 1e-9:
                 raise ValueError(f"state field {name!r} {when} is {float(values[name])!r}, "
                                  f"more than the count {int(n)} (each instance adds at most 1)")
+        bad = invariants.rouge_violation(self.settings, values["p_sum"], values["r_sum"], values["f_sum"], n)
+        if bad is not None:
+            raise ValueError(f"state fields 'f_sum', 'p_sum', 'r_sum', 'count' {when}: {bad[1]}")
 
     def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
         return None  # the DuReader subclass adds its bonus here
@@ -376,6 +402,9 @@ class RougeLAccumulator(Accumulator):
             _check_sum(cols[:, j], values[name], name)
         if len(cols) and cols[:, :3].max() > 1.0:
             raise ValueError("state 'instances': P, R and F are at most 1")
+        bad = invariants.rouge_violation(self.settings, cols[:, 0], cols[:, 1], cols[:, 2], np.ones(len(cols)))
+        if bad is not None:
+            raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
 
     def _score(self, batch: Batch):
         res = engine.lcs_batch(batch.cands, batch.ref_lists)
@@ -528,6 +557,11 @@ class BleuAccumulator(Accumulator):
         if np.any(values["match_ngram"] > values["candi_ngram"] * (1 + 1e-9) + 1e-9):
             raise ValueError(f"state field 'match_ngram' {when} exceeds 'candi_ngram' "
                              "(matches are at most the candidate n-grams)")
+        bad = invariants.bleu_violation(self.settings, values["match_ngram"], values["candi_ngram"],
+                                        values["bp_c"], values["bp_r"], values["count"])
+        if bad is not None:
+            raise ValueError(f"state fields 'match_ngram', 'candi_ngram', 'bp_c', 'bp_r', 'count' {when}: "
+                             f"{bad[1]}")
 
     def _score(self, batch: Batch):
         n, st = self.settings.n_size, self.settings
@@ -589,6 +623,12 @@ class BleuAccumulator(Accumulator):
             _check_sum(cols[:, n + j], values["candi_ngram"][j], f"candi_ngram[{j}]")
         _check_sum(cols[:, 2 * n], values["bp_c"], "bp_c")
         _check_sum(cols[:, 2 * n + 1], values["bp_r"], "bp_r")
+        if np.any(cols[:, :n] > cols[:, n:2 * n] * (1 + 1e-9) + 1e-9):
+            raise ValueError("state 'instances': matches are at most the candidate n-grams")
+        bad = invariants.bleu_violation(self.settings, cols[:, :n], cols[:, n:2 * n], cols[:, 2 * n],
+                                        cols[:, 2 * n + 1], np.ones(len(cols)))
+        if bad is not None:
+            raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
 
     def score(self, sync: Optional[SyncFn] = None) -> float:
         """BLEU-n_size (paddlenlp's formula and operation order; 0.0 with no candidate token)."""

@@ -35,8 +35,8 @@ starts with zip magic bytes, else JSON lines.  A reader that closes stdout
 early (``| head``) ends the run quietly with status 0; a stdout closed from the
 start is an error (the score would vanish).  SIGINT / SIGTERM / SIGHUP exit
 with 128 + the signal number, temp files removed (status 0 once everything is
-committed and printed).  Warnings (the pure-Python engine fallback) are one
-plain ``paddle-rougel: warning:`` line.
+committed and printed).  Warnings (the pure-Python engine fallback, tokenization
+hints: :mod:`paddle_rougel.hints`) are one plain ``paddle-rougel: warning:`` line.
 """
 from __future__ import annotations
 
@@ -211,12 +211,13 @@ def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_
 def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
     n = len(contest.cands)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
+    rouge.hint.chosen()  # characters are the contest's rule: only a word tokenizer on CJK is hinted
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
         ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer)
+                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer, hint=rouge.hint)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
@@ -328,7 +329,10 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
         return {k: _pct(v) for k, v in scores.items()}, args.format
     result = {}
     for name, acc in accs.items():
-        iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        try:
+            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        except ValueError as e:
+            raise CliError(f"--confidence: {name}: {e}") from None
         low, high = _pct(iv.low), _pct(iv.high)
         result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                         "low": low, "high": high}
@@ -400,7 +404,7 @@ def cmd_compare(args) -> int:
                            f"{', '.join(args.ref)} have no lines")
         for hyps in systems:
             acc = _build(lambda _: acc_class(settings), values, origin)
-            _score_lines(acc, hyps, refsets)
+            _score_lines(acc, hyps, refsets, origin)
             runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
         files = args.hyp
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
@@ -596,9 +600,12 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]]) -> None:
+def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]],
+                 origin: Dict[str, str]) -> None:
     """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
     sentences under the newline split (a line cannot hold a newline)."""
+    if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
+        acc.hint.chosen()
     n = len(hyps)
     summary = isinstance(acc, RougeLsumAccumulator)
     if summary and acc.settings.split == "newline":
@@ -610,9 +617,9 @@ def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str
         ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
         if summary:
             batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
-                                    acc.settings.raw_text(), base=lo)
+                                    acc.settings.raw_text(), base=lo, hint=acc.hint)
         else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer)
+            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint)
         acc.add_now(batch)
         bar.update(hi - lo)
     bar.close()
@@ -649,7 +656,7 @@ def cmd_score(args) -> int:
     (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
     keep = args.confidence is not None
     acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
-    _score_lines(acc, hyps, refsets)
+    _score_lines(acc, hyps, refsets, origin)
     mean = acc.scores()
     name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
     scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}
@@ -685,6 +692,21 @@ def _count(text: str) -> int:
     return v
 
 
+def _check_resamples(args) -> None:
+    """Resample counts for a 95% interval (the rule: stats.check_resamples), before any input is read."""
+    from .stats import check_resamples
+
+    counts = [("--confidence", getattr(args, "confidence", None))]
+    if getattr(args, "method", None) == "paired_bootstrap":  # randomization trials: any count
+        counts.append(("--resamples", args.resamples))
+    for flag, n in counts:
+        try:
+            if n is not None:
+                check_resamples(n, 0.95)
+        except ValueError as e:
+            raise CliError(f"{flag}: {e}") from None
+
+
 def _seed(text: str) -> int:
     v = int(text)
     if not 0 <= v < 2 ** 64:
@@ -701,7 +723,7 @@ def _add_summary(p: argparse.ArgumentParser) -> None:
 def _add_confidence(p: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", nargs="?", const=1000, type=_count, default=None, metavar="N",
                    help="95%% percentile bootstrap interval of each score over instances, N "
-                        "resamples (default 1000)")
+                        "resamples (default 1000, at least 40; at least 2 instances)")
     p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
 
 
@@ -756,7 +778,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
                    default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
     c.add_argument("--resamples", type=_count, default=None,
-                   help="bootstrap resamples (default 1000) or randomization trials (default 10000)")
+                   help="bootstrap resamples (default 1000, at least 40) or randomization trials "
+                        "(default 10000); at least 2 instances")
     c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
@@ -803,6 +826,7 @@ def _stdout_gone() -> int:
 def _run(args) -> int:
     if sys.stdout is None:  # started with fd 1 closed: the score would vanish
         raise CliError("standard output is closed: nowhere to print the score")
+    _check_resamples(args)
     with np.errstate(all="ignore"):  # numbers are checked finite before printing: no numpy warnings
         rc = args.func(args)
     procio.hold()  # printed (and committed): a signal from here on is dropped

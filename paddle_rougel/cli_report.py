@@ -74,8 +74,10 @@ def _order(by: str):
 # ------------------------------------------------------------------ printing
 
 def _cell(args, group, name: str) -> Any:
-    if group.interval is None:
+    if args.confidence is None:
         return _pct(group.score)
+    if group.interval is None:  # one instance: nothing to resample
+        return {"score": _pct(group.score), "pm": None, "low": None, "high": None}
     low, high = _pct(group.interval.low), _pct(group.interval.high)
     return {"score": _pct(group.score), "pm": round((high - low) / 2, 2), "low": low, "high": high}
 
@@ -92,6 +94,8 @@ def _breakdown_rows(args, accs: Dict[str, Any], keys: Sequence, by: str) -> Dict
 
 
 def _fmt(v: Any) -> str:
+    if isinstance(v, dict) and v["low"] is None:
+        return f"{v['score']:.2f} (1 instance: no interval)"
     if isinstance(v, dict):
         return f"{v['score']:.2f} [{v['low']:.2f}, {v['high']:.2f}]"
     return f"{v:.2f}"
@@ -133,6 +137,9 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
         for key, g in res.items():
             c = g.comparison
             row = groups.setdefault(str(key), {"count": g.count})
+            if c is None:  # one instance: not tested
+                row[name] = None
+                continue
             row[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
                          "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4),
                          "p_holm": round(g.p_adjusted, 4)}
@@ -143,12 +150,16 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
     for key, grow in [("(all)", {"count": None, **rows})] + list(groups.items()):
         for name in runs[0]:
             r = grow[name]
+            if r is None:
+                lines.append(f"{key:<16}{grow['count']:>6}  {name:<8}  (1 instance: no test)")
+                continue
             interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
             holm = f"{r['p_holm']:>10.4f}" if "p_holm" in r else f"{'':>10}"
             count = "" if grow["count"] is None else str(grow["count"])
             lines.append(f"{key:<16}{count:>6}  {name:<8}{r['A']:>8.2f}{r['B']:>8.2f}"
                          f"{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}{holm}")
-    lines.append(f"p (Holm): adjusted for {len(groups)} groups by Holm's step-down method")
+    tested = sum(1 for g in groups.values() if g[next(iter(runs[0]))] is not None)
+    lines.append(f"p (Holm): adjusted for {tested} tested groups by Holm's step-down method")
     return lines, "lines"
 
 
@@ -264,7 +275,7 @@ def cmd_explain(args) -> int:
         if args.summary_level and settings.split == "newline":
             cand, refs = cand.replace("<n>", "\n"), [r.replace("<n>", "\n") for r in refs]
         acc = cli._build(lambda _: acc_class(settings), values, origin)
-        cli._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets])
+        cli._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
         f = float(acc.per_instance().fmeasure[0])
         title = f"line {n}"
         metric = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"

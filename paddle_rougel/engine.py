@@ -101,25 +101,31 @@ def set_backend(name: str) -> None:
     _BACKEND = name
 
 
+# The most worker threads the C kernel runs (partition.h's PARTITION_MAX_THREADS).
+MAX_THREADS = int(getattr(_c_ext, "MAX_THREADS", 64))
+
+
 def default_threads() -> int:
     """Worker threads for the C kernel: PADDLE_ROUGEL_THREADS, else all cores (max 8).
 
-    PADDLE_ROUGEL_THREADS must be a positive integer (the kernel uses at most
-    64); unset or empty (whitespace) means the default.  Anything else (``abc``,
-    ``0``, ``-3``) raises ValueError naming the variable, on every call that
-    needs it, rather than being silently replaced.
+    PADDLE_ROUGEL_THREADS must be a positive integer; a value above
+    ``MAX_THREADS`` (64, the most the kernel runs) means ``MAX_THREADS``.
+    Unset or empty (whitespace) means the default.  Anything else (``abc``,
+    ``0``, ``-3``, ``1e20``) raises ValueError naming the variable, on every
+    call that needs it, rather than being silently replaced.
     """
     raw = os.environ.get("PADDLE_ROUGEL_THREADS", "")
     if not raw.strip():
         return max(1, min(8, os.cpu_count() or 1))
     try:
         n = int(raw)
-    except ValueError:
+    except ValueError:  # also a number of more digits than int() reads
         n = 0
     if n < 1:
-        raise ValueError(f"PADDLE_ROUGEL_THREADS={raw!r}: expected a positive integer "
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise ValueError(f"PADDLE_ROUGEL_THREADS={shown!r}: expected a positive integer "
                          "(worker threads for the C kernel), or unset it for the default")
-    return n
+    return min(n, MAX_THREADS)
 
 
 def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) -> LcsResult:

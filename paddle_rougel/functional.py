@@ -25,6 +25,7 @@ import numpy as np
 
 from . import __version__, accumulators, engine, scoring
 from .accumulators import RougeLAccumulator, RougeLsumAccumulator
+from .hints import Hinter
 from .inputs import check_tokens, make_batch
 from .lsum import make_lsum_batch, score_batch
 from .settings import RougeLSettings, RougeLsumSettings
@@ -65,8 +66,10 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         raise TypeError("rouge_l takes a list of hypotheses and a list of references, not a single str")
     if len(hypotheses) != len(references):
         raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
-    tok = RougeLSettings(text=TextSettings(tokenize, normalize, lowercase, stem)).tokenizer()
-    batch = make_batch(hypotheses, [[ref] for ref in references], tokenizer=tok)  # errors name the instance
+    text = TextSettings(tokenize, normalize, lowercase, stem)
+    tok = RougeLSettings(text=text).tokenizer()
+    batch = make_batch(hypotheses, [[ref] for ref in references], tokenizer=tok,  # errors name the instance
+                       hint=Hinter(text))
     res = engine.lcs_batch(batch.cands, batch.ref_lists)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
@@ -126,7 +129,7 @@ def _rouge_l_part(predictions: list, references: list, text: TextSettings, weigh
     settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
     acc = RougeLAccumulator(settings)
     ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer))[0]
+    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, hint=acc.hint))[0]
     return _part("rougeL", acc, s, per_instance), settings
 
 
@@ -136,10 +139,10 @@ def _rouge_lsum_part(predictions: list, references: list, text: TextSettings, we
     acc = RougeLsumAccumulator(settings)
     if set(map(type, references)) <= {str}:  # one reference each (no list per instance)
         batch = make_lsum_batch(predictions, references, split, acc.tokenizer, settings.raw_text(),
-                                one_ref=True)
+                                one_ref=True, hint=acc.hint)
     else:
         refs = [_lsum_refs(p, r) for p, r in zip(predictions, references)]
-        batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text())
+        batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text(), hint=acc.hint)
     return _part("rougeLsum", acc, acc.add_now(batch)[0], per_instance), settings
 
 
@@ -312,7 +315,7 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
     settings = RougeLsumSettings(split=split, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeLsumAccumulator(settings)
     batch = make_lsum_batch(hypotheses, references, split, acc.tokenizer, settings.raw_text(),
-                            one_ref=True)
+                            one_ref=True, hint=acc.hint)
     res = score_batch(batch.cands, batch.ref_lists, acc._prepare, chars=settings.text_mode() == "char")
     p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)

@@ -56,12 +56,13 @@ class Group(NamedTuple):
 
 
 class GroupComparison(NamedTuple):
-    """One group of a two-system comparison: the paired test and its Holm-adjusted p-value."""
+    """One group of a two-system comparison: the paired test and its Holm-adjusted p-value
+    (both None for a group of one instance, which is not tested and not counted by Holm)."""
 
     key: Any
     count: int
-    comparison: stats.Comparison
-    p_adjusted: float
+    comparison: Optional[stats.Comparison]
+    p_adjusted: Optional[float]
 
 
 def _acc(metric: Any):
@@ -118,7 +119,7 @@ def _columns(acc) -> Tuple[np.ndarray, Any]:
 
 class GroupStats(NamedTuple):
     """One group of :func:`grouped`: per system ``{metric: Group}``, and with two systems and
-    ``paired``, ``{metric: Comparison}`` (B against A)."""
+    ``paired``, ``{metric: Comparison}`` (B against A; empty for a group of one instance)."""
 
     key: Any
     count: int
@@ -131,7 +132,9 @@ def grouped(runs: Sequence[Dict[str, Any]], keys: Sequence, confidence: Optional
             paired: bool = False) -> Dict[Any, GroupStats]:
     """Scores of one or more systems (``runs``: ``[{metric name: metric or accumulator}]``, scored
     on the same instances) per group, with intervals and, with ``paired``, the paired bootstrap
-    test of the second system against the first.  All intervals and tests of a group come from
+    test of the second system against the first (a group of fewer than
+    ``stats.MIN_INSTANCES`` instances gets its score only: no interval, no test).  All intervals
+    and tests of a group come from
     one set of resampled sums (the same draws as :func:`paddle_rougel.stats.bootstrap` and
     :func:`~paddle_rougel.stats.paired_bootstrap` with that seed: the same numbers)."""
     parts = [(s, name, *_columns(_acc(m))) for s, run in enumerate(runs) for name, m in run.items()]
@@ -144,25 +147,27 @@ def grouped(runs: Sequence[Dict[str, Any]], keys: Sequence, confidence: Optional
     sample = confidence is not None or paired
     if paired and confidence is None:
         raise ValueError("a paired comparison needs a confidence level for its interval")
-    if confidence is not None:
-        stats._check_confidence(confidence)
+    if sample:
+        resamples = stats.check_resamples(resamples, confidence)
     out = {}
     for k, idx in group_index(keys, n, order).items():
         xs = [cols[idx] for _, _, cols, _ in parts]
-        sums = stats.resample_sums(np.concatenate(xs, axis=1), resamples, seed) if sample else None
+        # a group of one instance has nothing to resample: its score, no interval or test
+        tested = sample and len(idx) >= stats.MIN_INSTANCES
+        sums = stats.resample_sums(np.concatenate(xs, axis=1), resamples, seed) if tested else None
         systems: List[Dict[str, Group]] = [{} for _ in runs]
         values: Dict[Tuple[int, str], np.ndarray] = {}
         lo = 0
         for (s, name, _, statistic), x in zip(parts, xs):
             iv = None
-            if sample:
+            if tested:
                 values[s, name] = stats._apply(statistic, sums[:, lo:lo + x.shape[1]], len(x))
                 lo += x.shape[1]
                 if confidence is not None:
                     iv = stats.interval_of(values[s, name], stats.estimate(statistic, x), confidence, seed)
             systems[s][name] = Group(k, len(idx), _score(statistic, x), iv)
         comparisons = {}
-        if paired:
+        if paired and tested:
             for (s, name, _, statistic), x in zip(parts, xs):
                 if s == 0:
                     xb = xs[[(t, nm) for t, nm, _, _ in parts].index((1, name))]
@@ -218,7 +223,7 @@ def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_boot
     count = COMPARE_METHODS[method] if resamples is None else resamples
     if method == "paired_bootstrap":
         res = grouped([{"m": acc_a}, {"m": acc_b}], keys, confidence, count, seed, order, paired=True)
-        results = {k: g.comparisons["m"] for k, g in res.items()}
+        results = {k: g.comparisons.get("m") for k, g in res.items()}
         counts = {k: g.count for k, g in res.items()}
     else:
         ca, cb = acc_a.instance_columns(), acc_b.instance_columns()
@@ -226,7 +231,9 @@ def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_boot
             raise ValueError(f"the systems were scored on different instances: {len(ca)} vs {len(cb)}")
         groups = group_index(keys, len(ca), order)
         results = {k: stats.approximate_randomization(ca[idx], cb[idx], acc_a.statistic(), count,
-                                                      confidence, seed) for k, idx in groups.items()}
+                                                      confidence, seed)
+                   if len(idx) >= stats.MIN_INSTANCES else None for k, idx in groups.items()}
         counts = {k: len(idx) for k, idx in groups.items()}
-    adjusted = holm([c.p_value for c in results.values()])
-    return {k: GroupComparison(k, counts[k], c, p) for (k, c), p in zip(results.items(), adjusted)}
+    tested = [k for k, c in results.items() if c is not None]
+    adjusted = dict(zip(tested, holm([results[k].p_value for k in tested])))
+    return {k: GroupComparison(k, counts[k], c, adjusted.get(k)) for k, c in results.items()}

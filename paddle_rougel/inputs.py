@@ -260,14 +260,16 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
 
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
-               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None) -> Batch:
+               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None,
+               hint: Optional[Callable[[Sequence, Sequence], None]] = None) -> Batch:
     """Validate and snapshot N instances (see the module doc); errors name ``instance {base + i}``.
 
     The bonus columns hold one item (or None) per instance.  ``yn_refs`` is used
     only where ``yn_labels`` is given too (as paddlenlp), ``entity_refs`` only
     where the yes/no bonus does not apply.  ``tokenizer`` (from the text
     settings) turns every ``str`` candidate, reference and entity into tokens;
-    token lists are passed through untouched.
+    token lists are passed through untouched.  ``hint`` (the metric's
+    :class:`paddle_rougel.hints.Hinter`) looks at the valid inputs first.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidates and a list of reference lists, not a str")
@@ -285,6 +287,8 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
         r_out = tuple(p[1] for p in pairs)
         plain = all(type(c) is str for c in c_out) and all(
             type(r) is str for refs in r_out for r in refs)
+    if hint is not None:
+        hint(cands, ref_lists)
     if tokenizer is not None:
         c_out, r_out, plain = _tokenized(c_out, r_out, tokenizer, base)
     if yn_labels is None and entity_refs is None:

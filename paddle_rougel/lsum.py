@@ -120,7 +120,7 @@ def _all_text(cands: Sequence, ref_lists: Sequence) -> bool:
 
 def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline",
                     tokenizer: Optional[Callable] = None, raw_text: bool = False,
-                    base: int = 0, one_ref: bool = False) -> Batch:
+                    base: int = 0, one_ref: bool = False, hint: Optional[Callable] = None) -> Batch:
     """Validate and snapshot N (candidate, references) instances of summaries.
 
     Each summary becomes a tuple of sentence snapshots, except that with
@@ -128,7 +128,8 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     ``RougeLsumSettings.text_mode``) a ``str`` summary stays a ``str``.  With
     ``one_ref``, ``ref_lists[i]`` is instance i's only reference summary, not a
     list of them.  Errors name ``instance {base + i}``, the reference and the
-    sentence.
+    sentence.  ``hint`` (the metric's :class:`paddle_rougel.hints.Hinter`) looks at the
+    ``str`` summaries first.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidate summaries and a list of reference lists, not a str")
@@ -136,6 +137,8 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     ref_lists = ref_lists if isinstance(ref_lists, (list, tuple)) else list(ref_lists)
     if len(cands) != len(ref_lists):
         raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
+    if hint is not None:
+        hint(cands, ref_lists)
 
     if raw_text and engine.backend() == "c":  # the common case: every summary a str, at C speed
         snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists, one_ref)

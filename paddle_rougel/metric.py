@@ -25,7 +25,7 @@ import numpy as np
 from . import convert, engine, scoring
 from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator, RougeLAccumulator
-from .inputs import make_batch, plain_instance
+from .inputs import plain_instance
 from .settings import RougeLSettings, suggest
 from .text import TextSettings
 
@@ -261,9 +261,12 @@ class RougeL(PaddleMetric):
         The tokens are copied now; a bad instance raises naming its index
         (counted from 0 since the last reset) and changes nothing.
         """
-        tok = self._acc.tokenizer
-        batch = plain_instance(cand, ref_list) if tok is None else None
-        self._acc.add(batch or make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=tok))
+        acc = self._acc
+        if acc.tokenizer is None and acc.hint.done:  # the hot path of acc.instance, inlined
+            batch = plain_instance(cand, ref_list)
+            if batch is not None:
+                return acc.add(batch)
+        acc.add(acc.instance(cand, ref_list))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score.
@@ -273,8 +276,7 @@ class RougeL(PaddleMetric):
         >>> [round(float(v), 4) for v in s.fmeasure], round(m.score(), 4)
         ([0.75, 1.0], 0.875)
         """
-        return self._scored(make_batch(cands, ref_lists, base=self._acc.n_seen(),
-                                       tokenizer=self._acc.tokenizer))
+        return self._scored(self._acc.batch(cands, ref_lists))
 
     # --------------------------------------------------------------- results
     def scores(self) -> scoring.Score:
@@ -360,7 +362,9 @@ class RougeL(PaddleMetric):
         """Accumulate a batch.  Two call patterns, told apart by arity:
 
         * hapi: ``update(packed)``, one argument, the [B, 3] integer array of
-          ``compute`` (lcs, cand_len, ref_len): folded into the state only;
+          ``compute`` (lcs, cand_len, ref_len): folded into the state only.
+          ``compute``'s own return value (a list, which hapi unpacks) is
+          taken too: ``m.update(m.compute(output, label))``;
         * paddlenlp: ``update(output, label[, seq_mask])`` with raw network
           output (numpy or tensors): with ``trans_func``,
           ``cand_list, ref_lists = trans_func(output, label, seq_mask)`` scored
@@ -373,6 +377,11 @@ class RougeL(PaddleMetric):
         if label is None:
             if seq_mask is not None:
                 raise TypeError("update(): seq_mask given without label")
+            if isinstance(output, (list, tuple)):  # compute()'s list, not unpacked as hapi does
+                if self.trans_func is not None and len(output) in (2, 3):
+                    return self.update(*output)  # [output, label(, seq_mask)], passed through
+                if len(output) == 1 and len(getattr(output[0], "shape", ())) == 2:
+                    output = output[0]  # [packed]; a list of rows [[l, c, r]] stays as it is
             return self._fold_packed(output)
         if self.trans_func is None:
             return self._fold_packed(self._packed(output, label, seq_mask))
@@ -435,7 +444,7 @@ class RougeLsum(PaddleMetric):
 
         s = self._acc.settings
         return make_lsum_batch(cands, ref_lists, s.split, self._acc.tokenizer, s.raw_text(),
-                               base=self._acc.n_seen())
+                               base=self._acc.n_seen(), hint=self._acc.hint)
 
     def add_inst(self, cand: Any, ref_list: Sequence) -> None:
         """Add one candidate summary scored against its list of reference summaries.

@@ -90,7 +90,7 @@ def _load(args):
         lines, refsets = cli._read_score_inputs(hyps_files, args.ref)
         for n, h, hyps in zip("AB", hyps_files, lines):
             acc = cli._build(lambda _: acc_class(settings, True), values, origin)
-            cli._score_lines(acc, hyps, refsets)
+            cli._score_lines(acc, hyps, refsets, origin)
             systems.append(System(n, h, {name: acc}, hyps))
         if len(systems) == 2 and len(systems[0].f) != len(systems[1].f):
             raise CliError(f"{hyps_files[1]} has {len(systems[1].f)} lines but {hyps_files[0]} has "
@@ -119,9 +119,9 @@ def _e(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _num(v: Dict[str, float], attrs: str) -> str:
-    return (f'<td class="num" {attrs}><b class="score">{v["score"]:.2f}</b> '
-            f'<span class="ci">[{v["low"]:.2f}, {v["high"]:.2f}]</span></td>')
+def _num(v: Dict[str, Any], attrs: str) -> str:
+    ci = "(1 instance: no interval)" if v["low"] is None else f'[{v["low"]:.2f}, {v["high"]:.2f}]'
+    return f'<td class="num" {attrs}><b class="score">{v["score"]:.2f}</b> <span class="ci">{ci}</span></td>'
 
 
 def _bar_chart(labels: Sequence[str], series: List[Tuple[str, List[Dict[str, float]]]], title: str) -> str:
@@ -142,13 +142,14 @@ def _bar_chart(labels: Sequence[str], series: List[Tuple[str, List[Dict[str, flo
         for s, (name, values) in enumerate(series):
             v = values[g]
             y = y0 + s * bar
+            ci = "no interval" if v["low"] is None else f'[{v["low"]:.2f}, {v["high"]:.2f}]'
             out.append(f'<rect x="{left}" y="{y}" width="{x(v["score"]) - left:.1f}" height="{bar - 2}" '
-                       f'fill="{COLOURS[s]}"><title>{_e(name)} {_e(label)}: {v["score"]:.2f} '
-                       f'[{v["low"]:.2f}, {v["high"]:.2f}]</title></rect>'
-                       f'<line x1="{x(v["low"]):.1f}" x2="{x(v["high"]):.1f}" y1="{y + bar / 2 - 1:.1f}" '
-                       f'y2="{y + bar / 2 - 1:.1f}" class="whisk"/>'
-                       f'<text x="{x(max(v["score"], v["high"])) + 4:.1f}" y="{y + bar - 4}" class="val">'
-                       f'{v["score"]:.2f}</text>')
+                       f'fill="{COLOURS[s]}"><title>{_e(name)} {_e(label)}: {v["score"]:.2f} {ci}</title></rect>')
+            if v["low"] is not None:
+                out.append(f'<line x1="{x(v["low"]):.1f}" x2="{x(v["high"]):.1f}" y1="{y + bar / 2 - 1:.1f}" '
+                           f'y2="{y + bar / 2 - 1:.1f}" class="whisk"/>')
+            right = v["score"] if v["high"] is None else max(v["score"], v["high"])
+            out.append(f'<text x="{x(right) + 4:.1f}" y="{y + bar - 4}" class="val">{v["score"]:.2f}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -232,8 +233,9 @@ def _groups_section(systems: List[System], by: str, keys: Sequence, args) -> str
     for k, g in res.items():
         for s, per in zip(systems, g.systems):
             for m, grp in per.items():
-                cell[s.name, m, k] = {"score": _pct(grp.score), "low": _pct(grp.interval.low),
-                                      "high": _pct(grp.interval.high)}
+                iv = grp.interval
+                cell[s.name, m, k] = {"score": _pct(grp.score), "low": None if iv is None else _pct(iv.low),
+                                      "high": None if iv is None else _pct(iv.high)}
     head = "".join(f"<th>{_e(m)} {s.name}</th>" for m in names for s in systems)
     rows = []
     for k in labels:
@@ -255,11 +257,16 @@ def _groups_section(systems: List[System], by: str, keys: Sequence, args) -> str
 
 def _diff_table(res: Dict[Any, Any], names: List[str], args) -> str:
     rows = []
-    for m in names:  # Holm over the groups, per metric (as `compare --by`)
-        adjusted = holm([g.comparisons[m].p_value for g in res.values()])
-        for (k, g), p_adj in zip(res.items(), adjusted):
-            c = g.comparisons[m]
+    for m in names:  # Holm over the tested groups, per metric (as `compare --by`)
+        tested = [k for k, g in res.items() if m in g.comparisons]
+        adjusted = dict(zip(tested, holm([res[k].comparisons[m].p_value for k in tested])))
+        for k, g in res.items():
             attrs = f'data-metric="{_e(m)}" data-group="{_e(k)}"'
+            if k not in adjusted:  # one instance: nothing to resample
+                rows.append(f'<tr><th>{_e(k)}</th><td>{_e(m)}</td><td class="num">{g.count}</td>'
+                            f'<td class="num diff" {attrs} colspan="3">(1 instance: no test)</td></tr>')
+                continue
+            c, p_adj = g.comparisons[m], adjusted[k]
             sig = ' class="signif"' if p_adj < 0.05 else ""
             rows.append(f'<tr{sig}><th>{_e(k)}</th><td>{_e(m)}</td><td class="num">{g.count}</td>'
                         f'<td class="num diff" {attrs}>{_pct(c.difference):+.2f} '

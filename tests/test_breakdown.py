@@ -66,6 +66,22 @@ def test_example_breakdown_with_intervals_is_pinned(capsys):
     assert got["groups"]["DESCRIPTION"]["ROUGE-L"] == {"score": 35.18, "pm": 35.18, "low": 0.0, "high": 70.36}
 
 
+def test_a_group_of_one_instance_has_no_interval_and_no_test(capsys):
+    got = run_json(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--by", "length", "--confidence")
+    assert got["groups"]["<=10"] == {"count": 1, "ROUGE-L": {"score": 87.14, "pm": None, "low": None, "high": None},
+                                     "BLEU-4": {"score": 100.0, "pm": None, "low": None, "high": None}}
+    assert got["groups"]["11-20"]["ROUGE-L"]["low"] is not None
+    cmp = run_json(capsys, "compare", "--ref_file", REF, "--pred_file", PRED, "--pred_file", PRED_B, "--by", "length")
+    assert cmp["groups"]["<=10"] == {"count": 1, "ROUGE-L": None, "BLEU-4": None}
+    # Holm counts the two tested groups only
+    for key in ("11-20", "21-50"):
+        r = cmp["groups"][key]["ROUGE-L"]
+        assert r["p_holm"] >= r["p_value"] and r["p_holm"] <= min(1.0, round(2 * r["p_value"], 4))
+    rc, out, err = run(capsys, "compare", "--ref_file", REF, "--pred_file", PRED, "--pred_file", PRED_B,
+                       "--by", "length", "--format", "table")
+    assert rc == 0 and "(1 instance: no test)" in out and "adjusted for 2 tested groups" in out
+
+
 def _rows(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

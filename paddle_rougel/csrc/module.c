@@ -448,4 +448,9 @@ static struct PyModuleDef moddef = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__lcs(void) { return PyModule_Create(&moddef); }
+PyMODINIT_FUNC PyInit__lcs(void) {
+    PyObject *m = PyModule_Create(&moddef);
+    /* the most threads run_partitioned uses (engine.default_threads caps PADDLE_ROUGEL_THREADS to it) */
+    if (m && PyModule_AddIntConstant(m, "MAX_THREADS", PARTITION_MAX_THREADS) < 0) Py_CLEAR(m);
+    return m;
+}
