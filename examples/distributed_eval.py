@@ -5,8 +5,13 @@ Run on two CPU processes (gloo) or on GPUs (NCCL) unchanged:
     python -m paddle.distributed.launch --nproc_per_node 2 --log_dir /tmp/paddle_rougel_log \
         examples/distributed_eval.py
 
-(The launcher, not this script, writes each rank's output to ``--log_dir``, ``./log`` by
-default; outside the repository it cannot be left in the work tree.)
+The launcher shows only rank 0's output on the terminal:
+
+    rank 0/2: rouge-l = 0.782651 over 3 local instances
+
+and writes each rank's output to ``workerlog.<rank>`` in ``--log_dir`` (``./log`` by
+default; outside the repository it cannot be left in the work tree), so rank 1's line,
+``rank 1/2: rouge-l = 0.782651 over 2 local instances``, is in ``workerlog.1``.
 
 Each rank scores only its own shard; ``sync_dist=True`` makes ``accumulate()``
 all-reduce the metric state, so every rank prints the same, global figure.

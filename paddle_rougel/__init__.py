@@ -10,11 +10,18 @@ Public API:
   gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
 * :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
+* :func:`alignment`: the LCS a score counts, as (candidate, reference) position pairs
+  (ROUGE-Lsum: the union hits per reference sentence); :mod:`paddle_rougel.align`.
+* :func:`breakdown` / :func:`compare_breakdown`: scores per group of instances, with intervals
+  and Holm-adjusted paired tests; :mod:`paddle_rougel.groups`.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
+* :class:`TokenizationHint`: the warning when the text settings probably do not fit the text
+  (English scored per character, CJK text with a word tokenizer): :mod:`paddle_rougel.hints`.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
 * :func:`vocab_table`: id -> canonical id table used by the device path.
 * :func:`backend`: the host engine in use, ``"c"`` or ``"python"``.
-* :func:`paddlenlp_compute_metrics`: a one-line ``compute_metrics`` for PaddleNLP's ``Trainer``.
+* :func:`trainer_compute_metrics`: a one-line ``compute_metrics`` for the PaddleFormers and
+  PaddleNLP ``Trainer`` (also named ``paddleformers_compute_metrics`` / ``paddlenlp_compute_metrics``).
 
 ``import paddle_rougel`` does not import paddle: the metric classes and the
 device path import it on first use (PaddlePaddle is not a hard dependency:
@@ -22,10 +29,14 @@ install ``paddlepaddle`` or ``paddlepaddle-gpu``).
 """
 __version__ = "0.1.0"
 
+from .align import alignment
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
+from .groups import breakdown, compare_breakdown
+from .hints import TokenizationHint
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
+from .text import TokenizerError
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
 # use, so that `import paddle_rougel` and the command line stay fast.
@@ -36,6 +47,8 @@ _LAZY = {
     "BLEUForDuReader": "bleu",
     "lcs_device": "device",
     "lcs_masked": "device",
+    "trainer_compute_metrics": "integrations",
+    "paddleformers_compute_metrics": "integrations",
     "paddlenlp_compute_metrics": "integrations",
 }
 
@@ -63,6 +76,9 @@ __all__ = [
     "rouge_lsum",
     "compute",
     "compare",
+    "alignment",
+    "breakdown",
+    "compare_breakdown",
     "RougeLOutput",
     "lcs_length",
     "lcs_batch",
@@ -70,8 +86,12 @@ __all__ = [
     "lcs_masked",
     "vocab_table",
     "backend",
+    "trainer_compute_metrics",
+    "paddleformers_compute_metrics",
     "paddlenlp_compute_metrics",
     "Score",
+    "TokenizerError",
+    "TokenizationHint",
     "alpha_from_gamma",
     "gamma_from_alpha",
     "__version__",

@@ -4,9 +4,16 @@ import sys
 
 def run() -> int:
     """Entry point of the command line process (it never imports paddle)."""
-    from .cli import main
+    from . import procio
 
-    return main()
+    procio.fill_std_fds()  # before any file is opened: a closed fd 0 / 2 is not reused
+    procio.install()       # SIGINT / SIGTERM / SIGHUP: temp files removed, 128 + N
+    try:
+        from .cli import main
+
+        return main()
+    except KeyboardInterrupt as e:  # before main's own handlers (importing) or after them
+        return getattr(e, "status", 130)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ Guarantees (tested):
   the last completed call, with a new lock (``_after_fork_in_child``);
 * ``load_state_dict`` / ``merge`` refuse a state of another metric, other
   settings, or values that no run can produce (wrong type, NaN, negative,
-  fractional counts, sums above their counts, int64 overflow).
+  fractional counts, sums above their counts, int64 overflow, and fields
+  that no run gives together: :mod:`~paddle_rougel.invariants`).
 
 >>> from paddle_rougel.inputs import make_batch
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
@@ -42,8 +43,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import engine, scoring
-from .inputs import Batch, concat
+from . import engine, invariants, scoring
+from .hints import Hinter
+from .inputs import Batch, concat, make_batch, plain_instance
 from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
 
 __all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
@@ -61,6 +63,7 @@ class Accumulator:
     """Declared state fields, buffering, merge, state dicts; subclasses score batches."""
 
     metric_name = ""
+    state_key = ""  # its entry in a command-line state file ("metrics": {state_key: state})
     settings_class: type = RougeLSettings
 
     def __init__(self, settings, keep_instances: bool = False):
@@ -78,6 +81,7 @@ class Accumulator:
         self._n_local = 0            # of which committed (see _commit)
         _LIVE.add(self)
         self.tokenizer = settings.tokenizer()  # str -> tokens, None for characters as given
+        self.hint = Hinter(settings.text)  # warns once if the text settings do not fit the text
         # per-instance statistics in the state (state_dict, merge, sync), for intervals and tests
         self.keep_instances = bool(keep_instances)
 
@@ -129,6 +133,24 @@ class Accumulator:
         """Instances added so far (folded and buffered): the next instance's index."""
         with self._lock:
             return int(self._values["count"]) + self._n_pending
+
+    def batch(self, cands, ref_lists, yn_labels=None, yn_refs=None, entity_refs=None) -> Batch:
+        """The inputs as a validated batch for this accumulator: its text settings, its running
+        instance index in errors, its tokenization hint (see :func:`paddle_rougel.inputs.make_batch`)."""
+        return make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self.n_seen(),
+                          tokenizer=self.tokenizer, hint=self.hint)
+
+    def instance(self, cand, ref_list, yn_label=None, yn_ref=None, entity_ref=None) -> Batch:
+        """One instance as a batch (``add_inst``): a str and a list of str under the default
+        text settings and without bonus skip the checks (a few hundred nanoseconds)."""
+        no_bonus = (yn_label is None or yn_ref is None) and entity_ref is None
+        batch = plain_instance(cand, ref_list) if self.tokenizer is None and no_bonus else None
+        if batch is None:
+            return self.batch([cand], [ref_list], *(([yn_label], [yn_ref], [entity_ref]) if not no_bonus
+                                                    else ()))
+        if not self.hint.done:
+            self.hint(batch.cands, batch.ref_lists)
+        return batch
 
     def add(self, batch: Batch) -> None:
         """Buffer a validated batch; scored when FLUSH_AT instances wait or on a read."""
@@ -374,6 +396,8 @@ def _field_value(raw: Any, default: np.ndarray, name: str) -> np.ndarray:
         return int(x) if integral else float(x)
 
     arr = np.array(check(raw.tolist() if isinstance(raw, np.ndarray) else raw), dtype=default.dtype)
+    if arr.shape == (0,) and default.ndim == 2 and default.shape[0] == 0:
+        arr = arr.reshape(default.shape)  # no rows: JSON's [] (a state of no instances)
     if arr.shape != default.shape:
         raise ValueError(f"state field {name!r} has shape {arr.shape}, expected {default.shape}")
     return arr
@@ -385,6 +409,7 @@ class RougeLAccumulator(Accumulator):
     """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
 
     metric_name = "RougeL"
+    state_key = "rouge_l"
     settings_class = RougeLSettings
 
     def _declare(self) -> None:
@@ -399,6 +424,9 @@ class RougeLAccumulator(Accumulator):
             if float(values[name]) > n * (1 + 1e-9) + 1e-9:
                 raise ValueError(f"state field {name!r} {when} is {float(values[name])!r}, "
                                  f"more than the count {int(n)} (each instance adds at most 1)")
+        bad = invariants.rouge_violation(self.settings, values["p_sum"], values["r_sum"], values["f_sum"], n)
+        if bad is not None:
+            raise ValueError(f"state fields 'f_sum', 'p_sum', 'r_sum', 'count' {when}: {bad[1]}")
 
     def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
         return None  # the DuReader subclass adds its bonus here
@@ -422,14 +450,15 @@ class RougeLAccumulator(Accumulator):
             _check_sum(cols[:, j], values[name], name)
         if len(cols) and cols[:, :3].max() > 1.0:
             raise ValueError("state 'instances': P, R and F are at most 1")
+        bad = invariants.rouge_violation(self.settings, cols[:, 0], cols[:, 1], cols[:, 2], np.ones(len(cols)))
+        if bad is not None:
+            raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
 
     def _score(self, batch: Batch):
         res = engine.lcs_batch(batch.cands, batch.ref_lists)
         bonus = self._pair_bonus(res, batch)
-        p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len,
-                                        0.0 if bonus is None else bonus)
-        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
-                                               self.settings.f))
+        s = _reduce(self.settings, res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
+                    0.0 if bonus is None else bonus)
         local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
         return self._deltas(s), local
 
@@ -469,6 +498,14 @@ class RougeLAccumulator(Accumulator):
         if not parts:
             return scoring.Score(*(np.zeros(0, dtype=np.float64) for _ in range(3)))
         return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
+
+
+def _reduce(settings, hits, cand_len, ref_len, ref_count, offsets, bonus=0.0) -> scoring.Score:
+    """Per-instance P, R, F from the pairs' hits and lengths under the settings' multi_ref and F
+    (the one path of ROUGE-L and ROUGE-Lsum; ``pooled`` sums the counts, not the ratios)."""
+    counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count), ref_len, bonus)
+    p, r = scoring.precision_recall(*counts)
+    return scoring.Score(*scoring.reduce_refs(p, r, offsets, settings.multi_ref, settings.f, counts))
 
 
 def _check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
@@ -552,6 +589,7 @@ class BleuAccumulator(Accumulator):
     """Corpus BLEU with the DuReader bonus: clipped n-gram matches, candidate n-grams, lengths."""
 
     metric_name = "BLEUForDuReader"
+    state_key = "bleu"
     settings_class = BleuSettings
 
     def _declare(self) -> None:
@@ -567,6 +605,11 @@ class BleuAccumulator(Accumulator):
         if np.any(values["match_ngram"] > values["candi_ngram"] * (1 + 1e-9) + 1e-9):
             raise ValueError(f"state field 'match_ngram' {when} exceeds 'candi_ngram' "
                              "(matches are at most the candidate n-grams)")
+        bad = invariants.bleu_violation(self.settings, values["match_ngram"], values["candi_ngram"],
+                                        values["bp_c"], values["bp_r"], values["count"])
+        if bad is not None:
+            raise ValueError(f"state fields 'match_ngram', 'candi_ngram', 'bp_c', 'bp_r', 'count' {when}: "
+                             f"{bad[1]}")
 
     def _score(self, batch: Batch):
         n, st = self.settings.n_size, self.settings
@@ -628,6 +671,12 @@ class BleuAccumulator(Accumulator):
             _check_sum(cols[:, n + j], values["candi_ngram"][j], f"candi_ngram[{j}]")
         _check_sum(cols[:, 2 * n], values["bp_c"], "bp_c")
         _check_sum(cols[:, 2 * n + 1], values["bp_r"], "bp_r")
+        if np.any(cols[:, :n] > cols[:, n:2 * n] * (1 + 1e-9) + 1e-9):
+            raise ValueError("state 'instances': matches are at most the candidate n-grams")
+        bad = invariants.bleu_violation(self.settings, cols[:, :n], cols[:, n:2 * n], cols[:, 2 * n],
+                                        cols[:, 2 * n + 1], np.ones(len(cols)))
+        if bad is not None:
+            raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
 
     def score(self, sync: Optional[SyncFn] = None) -> float:
         """BLEU-n_size (paddlenlp's formula and operation order; 0.0 with no candidate token)."""
@@ -715,6 +764,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
     """
 
     metric_name = "RougeLsum"
+    state_key = "rouge_lsum"
     settings_class = RougeLsumSettings
 
     def _prepare(self, text: str) -> tuple:
@@ -727,9 +777,7 @@ class RougeLsumAccumulator(RougeLAccumulator):
 
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
                                chars=self.settings.text_mode() == "char", base=int(self._values["count"]))
-        p, r = scoring.precision_recall(res.hits, np.repeat(res.cand_len, res.ref_count), res.ref_len)
-        s = scoring.Score(*scoring.reduce_refs(p, r, res.offsets, self.settings.multi_ref,
-                                               self.settings.f))
+        s = _reduce(self.settings, res.hits, res.cand_len, res.ref_len, res.ref_count, res.offsets)
         return self._deltas(s), (s, None)
 
     def add_lcs(self, lcs, cand_len, ref_len):

@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from .accumulators import BleuAccumulator
-from .inputs import make_batch, plain_instance
 from .metric import PaddleMetric, reject_unknown
 from .settings import BleuSettings
 from .text import TextSettings
@@ -85,10 +84,7 @@ class BLEUForDuReader(PaddleMetric):
             entity_ref: entities (strings) for the entity bonus (used when the
                 yes/no bonus does not apply).
         """
-        tok, no_bonus = self._acc.tokenizer, (yn_label is None or yn_ref is None) and entity_ref is None
-        batch = plain_instance(cand, ref_list) if tok is None and no_bonus else None
-        self._acc.add(batch or make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
-                                          base=self._acc.n_seen(), tokenizer=tok))
+        self._acc.add(self._acc.instance(cand, ref_list, yn_label, yn_ref, entity_ref))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None) -> None:
@@ -102,8 +98,7 @@ class BLEUForDuReader(PaddleMetric):
         >>> round(m.score(), 6)
         0.707107
         """
-        self._acc.add_now(make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs,
-                                     base=self._acc.n_seen(), tokenizer=self._acc.tokenizer))
+        self._acc.add_now(self._acc.batch(cands, ref_lists, yn_labels, yn_refs, entity_refs))
 
     def update(self, *args, **kwargs):
         raise NotImplementedError("BLEUForDuReader takes text: use add_inst or add_batch")

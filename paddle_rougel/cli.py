@@ -1,5 +1,9 @@
 """The ``paddle-rougel`` command line.
 
+(Over 600 lines: the commands share option handling, settings and messages; what is not about
+the commands lives elsewhere: outputs in :mod:`fileio`, rows in :mod:`perinstance`, streams and
+signals in :mod:`procio`, contest files in :mod:`dureader_io`.)
+
 Commands:
 
 * ``dureader --pred_file P --ref_file R``: the DuReader contest score (ROUGE-L
@@ -7,25 +11,32 @@ Commands:
   JSON ``{"ROUGE-L": .., "BLEU-4": ..}`` (x100, 2 decimals) on stdout;
 * ``score --hyp H --ref R [--ref R2 ...]``: ROUGE-L of line-aligned text files;
 * ``merge STATE...``: combine ``dureader --save-state`` files (or metric
-  ``state_dict()`` JSON files) into the score of all their data.
+  ``state_dict()`` JSON files) into the score of all their data;
+* ``explain`` and ``report``, and ``--by`` (scores per group) on ``dureader``,
+  ``score`` and ``compare``: see :mod:`paddle_rougel.cli_report`.
 
 Every run prints a signature naming the settings that change the number, then
 ``engine:c`` or ``engine:python``: the engine never changes the number (both
 are exact), it tells the reader what ran; ``merge`` ignores it when comparing
 the states' signatures (``--version`` names the engine too).
 Machine-readable output (JSON) keeps stdout pure: the signature and counts go
-to stderr; the ``table`` format prints the signature under the table.
+to stderr; the ``table`` format prints the signature under the table.  When an
+output (``--per-instance -``, ``--save-state /dev/stdout``) goes to stdout, the
+score goes to stderr.  Diagnostics never go to stdout (not even when stderr is
+closed: they are dropped, see :mod:`paddle_rougel.procio`).
 
 Errors are one line on stderr (``paddle-rougel: error: ...`` naming the file,
 zip member, line or field), exit status 2, no traceback.  Outputs
-(``--per-instance``, ``--save-state``) may not be an input or each other
-(symlinks and hard links included), and are written all or nothing: see
-:mod:`paddle_rougel.fileio`.  Inputs are ``.zip`` archives when the name ends
-in ``.zip`` in any case or the file starts with zip magic bytes, else JSON
-lines.  A reader that closes stdout early (``| head``) ends the run quietly
-with status 141 (as a process killed by SIGPIPE); a stdout closed from the
-start is an error (the score would vanish).  Warnings (the pure-Python engine
-fallback) are one plain ``paddle-rougel: warning:`` line.
+(``--per-instance``, ``--save-state``; ``-`` is stdout) may not be an input or
+each other (symlinks and hard links included), and are written all or nothing,
+streams in place and files by rename: see :mod:`paddle_rougel.fileio`.  Inputs
+are ``.zip`` archives when the name ends in ``.zip`` in any case or the file
+starts with zip magic bytes, else JSON lines.  A reader that closes stdout
+early (``| head``) ends the run quietly with status 0; a stdout closed from the
+start is an error (the score would vanish).  SIGINT / SIGTERM / SIGHUP exit
+with 128 + the signal number, temp files removed (status 0 once everything is
+committed and printed).  Warnings (the pure-Python engine fallback, tokenization
+hints: :mod:`paddle_rougel.hints`) are one plain ``paddle-rougel: warning:`` line.
 """
 from __future__ import annotations
 
@@ -39,16 +50,17 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import __version__, engine
+from . import __version__, engine, procio
 # accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
 # this process never imports paddle (about 1 s); state files are the same either way
-from .accumulators import (BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
+from .accumulators import (ACCUMULATORS, BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
                            RougeLsumAccumulator, from_state)
 from .config import ConfigError, read_config, resolve_config_path
-from .dureader_io import InputError, build_contest, file_size, read_rows
-from .fileio import OutputError, check_distinct, write_outputs
+from .dureader_io import InputError, build_contest, distinct_entities, file_size, read_rows
+from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
 from .inputs import make_batch
 from .lsum import make_lsum_batch
+from .perinstance import FORMATS, RowError, per_instance_format, per_instance_text
 from .progress import Progress
 from .settings import (BONUS_OPTIONS, OPTIONS, ROUGE_OPTIONS, SUMMARY_OPTIONS, TEXT_OPTIONS,
                        dureader_from_options, lsum_from_options, rouge_from_options)
@@ -58,7 +70,6 @@ __all__ = ["main"]
 PROG = "paddle-rougel"
 _BATCH = 8192  # instances per scoring call (progress granularity)
 STATE_FORMAT = "paddle-rougel-state/1"
-EXIT_SIGPIPE = 128 + 13  # what a shell reports for a process killed by SIGPIPE
 
 
 class CliError(Exception):
@@ -76,10 +87,7 @@ def _oneline(msg: str) -> str:
 
 
 def _say(kind: str, msg: str) -> None:
-    try:
-        print(f"{PROG}: {kind}: {_oneline(msg)}", file=sys.stderr)
-    except (OSError, ValueError, AttributeError):  # stderr closed: nothing else to do
-        pass
+    procio.diag(f"{PROG}: {kind}: {_oneline(msg)}")
 
 
 def _err(msg: str) -> None:
@@ -161,20 +169,41 @@ def _pct(x: float) -> float:
     return round(x * 100, 2)
 
 
-def _print_result(result: Dict[str, Any], fmt: str, signature: str, extra_lines: List[str]) -> None:
+def _to_stdout(args) -> bool:
+    """Whether an output (per-instance rows, a state) is written to stdout."""
+    return any(getattr(args, o, None) and output_fd(getattr(args, o)) == 1
+               for o in ("per_instance", "save_state"))
+
+
+def _show(args, line: str) -> None:
+    """A result line: stdout, or stderr when an output goes to stdout (never mixed into it)."""
+    if getattr(args, "results_to_stderr", False):
+        procio.diag(line)
+    else:
+        print(line)
+
+
+def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_lines: List[str]) -> None:
+    procio.hold()  # outputs committed, the result computed: the run ends with its status
     if fmt == "json":
-        print(json.dumps(result, ensure_ascii=False))
+        _show(args, json.dumps(result, ensure_ascii=False))
         for line in extra_lines:
-            print(line, file=sys.stderr)
-        print(signature, file=sys.stderr)
+            procio.diag(line)
+        procio.diag(signature)
+    elif fmt == "lines":  # a table laid out by its command (cli_report: --by)
+        for line in result:
+            _show(args, line)
+        for line in extra_lines:
+            procio.diag(line)
+        _show(args, signature)
     else:
         width = max(len(k) for k in result) if result else 6
-        print(f"{'metric':<{width}}  score")
+        _show(args, f"{'metric':<{width}}  score")
         for k, v in result.items():
-            print(f"{k:<{width}}  {v}")
+            _show(args, f"{k:<{width}}  {v}")
         for line in extra_lines:
-            print(line, file=sys.stderr)
-        print(signature)
+            procio.diag(line)
+        _show(args, signature)
 
 
 # ----------------------------------------------------------------- dureader
@@ -182,42 +211,43 @@ def _print_result(result: Dict[str, Any], fmt: str, signature: str, extra_lines:
 def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
     n = len(contest.cands)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
+    rouge.hint.chosen()  # characters are the contest's rule: only a word tokenizer on CJK is hinted
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
         sl = slice(lo, hi)
+        ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
         batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], contest.entity_refs[sl], base=lo,
-                           tokenizer=rouge.tokenizer)
+                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer, hint=rouge.hint)
         rouge.add_now(batch)
         bleu.add_now(batch)
         bar.update(hi - lo)
     bar.close()
 
 
-def _per_instance_text(keys: List[Tuple[str, Any]], score, bonus=None) -> str:
-    """One JSON line per instance: its keys (question id and type, or line) then P, R, F."""
-    lines = []
-    for i, key in enumerate(keys):
-        row = dict(key)
-        row.update(precision=float(score.precision[i]), recall=float(score.recall[i]),
-                   f=float(score.fmeasure[i]))
-        if bonus is not None:
-            row["bonus"] = float(bonus[i])
-        try:
-            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-        except ValueError:  # NaN/inf would be invalid JSON
-            raise CliError(f"--per-instance: {key} has a value that is not finite ({row}); "
-                           "check the bonus weights") from None
-    return "".join(lines)
+def _per_instance(args, names: Tuple[str, ...], keys: List[tuple], score, bonus=None) -> Optional[str]:
+    """The --per-instance rows (None without --per-instance)."""
+    if not args.per_instance:
+        return None
+    try:
+        return per_instance_text(names, keys, score, bonus,
+                                 per_instance_format(args.per_instance, args.per_instance_format))
+    except RowError as e:
+        raise CliError(f"--per-instance: {e}") from None
+
+
+def _check_outputs(args, inputs: List[Tuple[str, str]]) -> None:
+    """Before any work: outputs vs inputs and each other; where the score goes."""
+    if args.per_instance_format and not args.per_instance:
+        raise CliError("--per-instance-format needs --per-instance FILE")
+    if getattr(args, "config", None):
+        inputs = inputs + [("--config", resolve_config_path(args.config))]
+    check_distinct(inputs, [("--per-instance", args.per_instance), ("--save-state", args.save_state)])
+    args.results_to_stderr = _to_stdout(args)
 
 
 def _inputs(args, *flags: str) -> List[Tuple[str, str]]:
-    """The files a command reads, for the output-overwrite check (a preset's file included)."""
-    out = [(flag, getattr(args, flag.lstrip("-").replace("-", "_"))) for flag in flags]
-    out = [(flag, path) for flag, path in out if path != "-"]
-    if getattr(args, "config", None):
-        out.append(("--config", resolve_config_path(args.config)))
-    return out
+    """The files a command reads, for the output-overwrite check (``-``: standard input)."""
+    return [(flag, getattr(args, flag.lstrip("-").replace("-", "_"))) for flag in flags]
 
 
 def _write_results(args, per_instance: Optional[str], states: Dict[str, dict], signature: str) -> None:
@@ -265,17 +295,22 @@ def _counts(contest) -> str:
 def cmd_dureader(args) -> int:
     values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
     rouge_s, _ = _build(dureader_from_options, values, origin)
-    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
-    check_distinct(_inputs(args, "--pred_file", "--ref_file"), outputs)  # before any work
+    _check_outputs(args, _inputs(args, "--pred_file", "--ref_file"))  # before any work
     (contest,) = _read_contests(args, [args.pred_file])
-    accs, scores = _contest_metrics(contest, values, origin, keep=args.confidence is not None)
+    keep = args.confidence is not None or args.by is not None  # --by: BLEU's per-question rows
+    accs, scores = _contest_metrics(contest, values, origin, keep=keep)
     rouge, bleu = accs["ROUGE-L"], accs["BLEU-4"]
     signature = _signature("rougeL+bleu4", rouge_s, *_ci_signature(args))
-    keys = [(("question_id", q), ("question_type", t)) for q, t in zip(contest.qids, contest.types)]
-    text = _per_instance_text(keys, rouge.per_instance(), rouge.per_instance_bonus()) \
-        if args.per_instance else None
-    _write_results(args, text, {"rouge_l": rouge.state_dict(), "bleu": bleu.state_dict()}, signature)
-    _print_scores(args, accs, scores, signature, [_counts(contest)])
+    text = _per_instance(args, ("question_id", "question_type"), list(zip(contest.qids, contest.types)),
+                         rouge.per_instance(), rouge.per_instance_bonus())
+    if args.by is None:
+        result, fmt = _scores_result(args, accs, scores)
+    else:  # scores per group (cli_report.py), computed before the outputs are written
+        from . import cli_report
+        keys = cli_report.dureader_keys(args.by, contest, rouge.tokenizer)
+        result, fmt = cli_report.breakdown_result(args, accs, scores, keys, args.by)
+    _write_results(args, text, {a.state_key: a.state_dict() for a in (rouge, bleu)}, signature)
+    _print_result(args, result, fmt, signature, [_counts(contest)])
     return 0
 
 
@@ -287,24 +322,24 @@ def _ci_signature(args) -> List[str]:
     return [f"ci:bootstrap,n:{args.confidence},level:95%,seed:{args.seed}"]
 
 
-def _print_scores(args, accs: Dict[str, Any], scores: Dict[str, float], signature: str,
-                  extra: List[str]) -> None:
-    """The scores (x100, 2 decimals); with --confidence, each with its bootstrap interval."""
+def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tuple[Dict[str, Any], str]:
+    """(what to print, its format): the scores (x100, 2 decimals); with --confidence, each with
+    its bootstrap interval (computed before the outputs are written: printing is then quick)."""
     if args.confidence is None:
-        _print_result({k: _pct(v) for k, v in scores.items()}, args.format, signature, extra)
-        return
+        return {k: _pct(v) for k, v in scores.items()}, args.format
     result = {}
     for name, acc in accs.items():
-        iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        try:
+            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+        except ValueError as e:
+            raise CliError(f"--confidence: {name}: {e}") from None
         low, high = _pct(iv.low), _pct(iv.high)
         result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                         "low": low, "high": high}
     if args.format == "json":
-        _print_result(result, "json", signature, extra)
-        return
-    rows = {k: f"{v['score']:.2f} ± {v['pm']:.2f}  [{v['low']:.2f}, {v['high']:.2f}]"
-            for k, v in result.items()}
-    _print_result(rows, "table", signature, extra)
+        return result, "json"
+    return {k: f"{v['score']:.2f} ± {v['pm']:.2f}  [{v['low']:.2f}, {v['high']:.2f}]"
+            for k, v in result.items()}, "table"
 
 
 def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
@@ -323,14 +358,15 @@ def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
 
 def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[str]) -> None:
     if args.format == "json":
-        _print_result(rows, "json", signature, extra)
+        _print_result(args, rows, "json", signature, extra)
         return
+    procio.hold()
     print(f"{'metric':<9}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}{'p':>8}")
     for k, r in rows.items():
         interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
         print(f"{k:<9}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}")
     for line in extra:
-        print(line, file=sys.stderr)
+        procio.diag(line)
     print(signature)
 
 
@@ -350,6 +386,9 @@ def cmd_compare(args) -> int:
         values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
         rouge_s, _ = _build(dureader_from_options, values, origin)
         contests = _read_contests(args, args.pred_file)
+        if not contests[0].qids:
+            raise CliError(f"nothing to compare: {args.ref_file} has no question with reference answers "
+                           f"(A: {args.pred_file[0]}, B: {args.pred_file[1]})")
         runs = [_contest_metrics(c, values, origin, keep=True)[0] for c in contests]
         files, metric, settings = args.pred_file, "rougeL+bleu4", rouge_s
         extra = [f"{n}: {f}: {_counts(c)}" for n, f, c in zip(names, files, contests)]
@@ -359,14 +398,23 @@ def cmd_compare(args) -> int:
                            "DuReader files with --ref_file R --pred_file A --pred_file B")
         values, origin, settings, acc_class, metric = _line_metric(args)
         runs = []
-        for hyp in args.hyp:
-            hyps, refsets = _read_score_inputs(args, hyp)
+        systems, refsets = _read_score_inputs(args.hyp, args.ref)  # stdin (-) read once
+        if not systems[0]:
+            raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
+                           f"{', '.join(args.ref)} have no lines")
+        for hyps in systems:
             acc = _build(lambda _: acc_class(settings), values, origin)
-            _score_lines(acc, hyps, refsets)
+            _score_lines(acc, hyps, refsets, origin)
             runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
         files = args.hyp
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
     rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
+    if args.by is not None:  # per-group paired tests, Holm-adjusted (cli_report.py)
+        from . import cli_report
+        keys = cli_report.compare_keys(args, contests if args.ref_file else None, runs)
+        result, fmt = cli_report.compare_breakdown_result(args, runs, rows, keys, args.by)
+        _print_result(args, result, fmt, _compare_signature(args, metric, settings), extra)
+        return 0
     _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
     return 0
 
@@ -420,7 +468,8 @@ def _load_state_file(path: str) -> Dict[str, Any]:
         if sig is not None and not isinstance(sig, str):
             raise CliError(f"{path}: 'signature' must be a string")
     elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        states = {"rouge_l" if "Rouge" in str(obj["metric"]) else "bleu": obj}
+        known = ACCUMULATORS.get(obj["metric"]) if isinstance(obj["metric"], str) else None
+        states = {known.state_key if known else str(obj["metric"]): obj}  # unknown: refused by the merge
         sig = None
     else:
         raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
@@ -532,7 +581,7 @@ def cmd_merge(args) -> int:
     if args.config:
         _check_merge_config(metrics, args.config)
     result = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
-    _print_result(result, args.format, signature, [f"merged {len(files)} state files"])
+    _print_result(args, result, args.format, signature, [f"merged {len(files)} state files"])
     return 0
 
 
@@ -551,9 +600,12 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]]) -> None:
+def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]],
+                 origin: Dict[str, str]) -> None:
     """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
     sentences under the newline split (a line cannot hold a newline)."""
+    if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
+        acc.hint.chosen()
     n = len(hyps)
     summary = isinstance(acc, RougeLsumAccumulator)
     if summary and acc.settings.split == "newline":
@@ -565,9 +617,9 @@ def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str
         ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
         if summary:
             batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
-                                    acc.settings.raw_text(), base=lo)
+                                    acc.settings.raw_text(), base=lo, hint=acc.hint)
         else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer)
+            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint)
         acc.add_now(batch)
         bar.update(hi - lo)
     bar.close()
@@ -583,38 +635,44 @@ def _line_metric(args):
     return values, origin, _build(rouge_from_options, values, origin), RougeLAccumulator, "rougeL"
 
 
-def _read_score_inputs(args, hyp: str) -> Tuple[List[str], List[List[str]]]:
-    if [hyp, *args.ref].count("-") > 1:
-        raise CliError("only one of --hyp and --ref can be - (standard input)")
-    hyps = _read_lines(hyp)
-    refsets = [_read_lines(p) for p in args.ref]
-    for p, r in zip(args.ref, refsets):
-        if len(r) != len(hyps):
-            raise CliError(f"{p} has {len(r)} lines but {hyp} has {len(hyps)} "
+def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
+                       ) -> Tuple[List[List[str]], List[List[str]]]:
+    """Each system's lines and each reference set's, every file read once, line-aligned."""
+    if [*hyp_paths, *ref_paths].count("-") > 1:
+        raise CliError("only one of --hyp and --ref can be - (standard input is read once)")
+    systems = [_read_lines(p) for p in hyp_paths]
+    refsets = [_read_lines(p) for p in ref_paths]
+    first = hyp_paths[0]
+    for p, lines in [*zip(hyp_paths[1:], systems[1:]), *zip(ref_paths, refsets)]:
+        if len(lines) != len(systems[0]):
+            raise CliError(f"{p} has {len(lines)} lines but {first} has {len(systems[0])} "
                            "(files must be line-aligned)")
-    return hyps, refsets
+    return systems, refsets
 
 
 def cmd_score(args) -> int:
     values, origin, settings, acc_class, metric = _line_metric(args)
-    outputs = [("--per-instance", args.per_instance), ("--save-state", args.save_state)]
-    check_distinct(_inputs(args, "--hyp") + [("--ref", p) for p in args.ref if p != "-"], outputs)
-    hyps, refsets = _read_score_inputs(args, args.hyp)
+    _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
+    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
     keep = args.confidence is not None
     acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
-    _score_lines(acc, hyps, refsets)
+    _score_lines(acc, hyps, refsets, origin)
     mean = acc.scores()
     name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
     scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}
     _check_finite(scores, _weights(values, origin))
     signature = _signature(metric, settings, *_ci_signature(args))
-    text = _per_instance_text([(("line", i + 1),) for i in range(len(hyps))], acc.per_instance()) \
-        if args.per_instance else None
-    _write_results(args, text, {"rouge_lsum" if args.summary_level else "rouge_l": acc.state_dict()},
-                   signature)
+    text = _per_instance(args, ("line",), [(i + 1,) for i in range(len(hyps))], acc.per_instance())
     if keep:  # the interval is of the score (F); P and R are printed as they are
         scores = {name: scores[name]}
-    _print_scores(args, {name: acc}, scores, signature, [f"lines scored: {len(hyps)}"])
+    if args.by is None:
+        result, fmt = _scores_result(args, {name: acc}, scores)
+    else:  # scores per group (cli_report.py), computed before the outputs are written
+        from . import cli_report
+        keys = cli_report.line_keys(args.by, len(hyps), refsets, acc.tokenizer)
+        result, fmt = cli_report.breakdown_result(args, {name: acc}, scores, keys, args.by)
+    _write_results(args, text, {acc.state_key: acc.state_dict()}, signature)
+    _print_result(args, result, fmt, signature, [f"lines scored: {len(hyps)}"])
     return 0
 
 
@@ -634,6 +692,21 @@ def _count(text: str) -> int:
     return v
 
 
+def _check_resamples(args) -> None:
+    """Resample counts for a 95% interval (the rule: stats.check_resamples), before any input is read."""
+    from .stats import check_resamples
+
+    counts = [("--confidence", getattr(args, "confidence", None))]
+    if getattr(args, "method", None) == "paired_bootstrap":  # randomization trials: any count
+        counts.append(("--resamples", args.resamples))
+    for flag, n in counts:
+        try:
+            if n is not None:
+                check_resamples(n, 0.95)
+        except ValueError as e:
+            raise CliError(f"{flag}: {e}") from None
+
+
 def _seed(text: str) -> int:
     v = int(text)
     if not 0 <= v < 2 ** 64:
@@ -650,16 +723,19 @@ def _add_summary(p: argparse.ArgumentParser) -> None:
 def _add_confidence(p: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", nargs="?", const=1000, type=_count, default=None, metavar="N",
                    help="95%% percentile bootstrap interval of each score over instances, N "
-                        "resamples (default 1000)")
+                        "resamples (default 1000, at least 40; at least 2 instances)")
     p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
 
 
 def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
     p.add_argument("--config", help="YAML config file or preset name (dureader, paddlenlp, rouge155, t2t)")
     p.add_argument("--per-instance", "--per_instance", dest="per_instance", metavar="FILE",
-                   help=per_instance_help)
+                   help=per_instance_help + " (- for standard output: the score then goes to stderr)")
+    p.add_argument("--per-instance-format", "--per_instance_format", dest="per_instance_format",
+                   choices=FORMATS, default=None,
+                   help="jsonl or csv (default: csv when FILE ends in .csv, else jsonl)")
     p.add_argument("--save-state", "--save_state", dest="save_state", metavar="FILE",
-                   help="write the metrics' state (for `merge`)")
+                   help="write the metrics' state (for `merge`; - for standard output)")
     p.add_argument("--format", choices=("json", "table"), default="json",
                    help="json (default: one line on stdout, scores x100) or table")
 
@@ -677,9 +753,10 @@ def build_parser() -> argparse.ArgumentParser:
     # --alpha / --beta: the contest script's names for the bonus weights (ROUGE's alpha is --alpha
     # of `score`); kept as aliases
     _add_options(d, BONUS_OPTIONS, {"yesno_weight": ("--alpha",), "entity_weight": ("--beta",)})
-    _add_outputs(d, "write one JSON line per question: id, type, ROUGE-L P, R, F and the "
-                    "weighted bonus (the largest over its references)")
+    _add_outputs(d, "write one row per question: id, type, ROUGE-L P, R, F (0-1) and the "
+                    "weighted bonus in tokens (the largest over its references)")
     _add_confidence(d)
+    _add_by(d, dureader=True, text=False)
     d.set_defaults(func=cmd_dureader)
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
@@ -688,8 +765,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="references, one per line; repeat for several reference sets (- for stdin)")
     _add_options(sc, ROUGE_OPTIONS + TEXT_OPTIONS)
     _add_summary(sc)
-    _add_outputs(sc, "write one JSON line per hypothesis line: line, P, R, F")
+    _add_outputs(sc, "write one row per hypothesis line: line, P, R, F (0-1)")
     _add_confidence(sc)
+    _add_by(sc, dureader=False, text=True)
     sc.set_defaults(func=cmd_score)
 
     c = sub.add_parser("compare", help="is system B better than A? paired test on the same references")
@@ -700,13 +778,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
                    default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
     c.add_argument("--resamples", type=_count, default=None,
-                   help="bootstrap resamples (default 1000) or randomization trials (default 10000)")
+                   help="bootstrap resamples (default 1000, at least 40) or randomization trials "
+                        "(default 10000); at least 2 instances")
     c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
     _add_summary(c)
     c.add_argument("--config", help="YAML config file or preset name")
     c.add_argument("--format", choices=("json", "table"), default="json")
+    _add_by(c, dureader=True, text=True)
     c.set_defaults(func=cmd_compare, confidence=None)
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
@@ -714,7 +794,15 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--config", help="check the states were made with this config")
     m.add_argument("--format", choices=("json", "table"), default="json")
     m.set_defaults(func=cmd_merge)
+
+    from . import cli_report  # explain, report (cli_report.py)
+    cli_report.add_parsers(sub)
     return ap
+
+
+def _add_by(p: argparse.ArgumentParser, dureader: bool, text: bool) -> None:
+    from . import cli_report
+    cli_report.add_by(p, dureader, text)
 
 
 def _flag_names(argv: List[str]) -> Dict[str, str]:
@@ -730,26 +818,28 @@ def _flag_names(argv: List[str]) -> Dict[str, str]:
 
 
 def _stdout_gone() -> int:
-    """stdout's reader went away (``| head``): quiet, as other CLIs, with SIGPIPE's status."""
-    try:  # point fd 1 at /dev/null so the interpreter's final flush cannot fail again
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # in-process callers: no real fd
-        pass
-    return EXIT_SIGPIPE
+    """stdout's reader went away (``| head``): quiet, as other CLIs; what it read is what it wanted."""
+    procio.stdout_gone()  # fd 1 to /dev/null: the interpreter's final flush cannot fail again
+    return 0
 
 
 def _run(args) -> int:
     if sys.stdout is None:  # started with fd 1 closed: the score would vanish
         raise CliError("standard output is closed: nowhere to print the score")
+    _check_resamples(args)
     with np.errstate(all="ignore"):  # numbers are checked finite before printing: no numpy warnings
         rc = args.func(args)
-    sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
+    procio.hold()  # printed (and committed): a signal from here on is dropped
+    try:
+        sys.stdout.flush()  # a closed pipe shows up here
+    except BrokenPipeError:
+        rc = _stdout_gone()
+    procio.finish()
     return rc
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 error, 141 stdout closed by its reader)."""
+    """Run the command line; returns the exit status (0 ok, 2 error, 128 + N on signal N)."""
     parser = build_parser()
     try:
         try:
@@ -778,9 +868,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             _err("out of memory")
         except OSError as e:
             _err(_os_message(e))
-        except KeyboardInterrupt:
-            _err("interrupted")
-            return 130
+        except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM / SIGHUP as procio.Interrupted
+            procio.stop()
+            remove_temps()
+            _err("interrupted" if not isinstance(e, procio.Interrupted) else f"interrupted ({e})")
+            return getattr(e, "status", 130)
+        finally:
+            procio.stop()  # cleaning up: a signal now changes nothing
+            remove_temps()
     return 2
 
 

@@ -6,7 +6,8 @@ optional; see :data:`paddle_rougel.settings.OPTIONS`, the one table of them):
 * ``gamma``: F = (1 + g^2) P R / (R + g^2 P) (paddlenlp, DuReader); default 1.2;
 * ``alpha``: instead of gamma, ROUGE-1.5.5's 1/F = alpha/P + (1 - alpha)/R;
   a negative alpha selects tensor2tensor's formula (as :func:`paddle_rougel.rouge_l`);
-* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` (see :class:`paddle_rougel.RougeL`);
+* ``multi_ref``: ``max_pr`` | ``best`` | ``avg`` | ``pooled`` | ``best_recall`` (see
+  :class:`paddle_rougel.RougeL`);
 * ``tokenize``, ``normalize``, ``lowercase``, ``stem``: the text settings
   (:mod:`paddle_rougel.text`); ``normalize`` defaults to ``nows`` with ``char``
   tokens (the DuReader rule) and to ``none`` with word tokens;
@@ -14,28 +15,42 @@ optional; see :data:`paddle_rougel.settings.OPTIONS`, the one table of them):
   spelling ``bonus: {alpha: .., beta: ..}`` is read too).
 
 ``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
-``rouge155``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
+``rouge155``, ``rouge_chinese``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
 is read only from the package's own data (``paddle_rougel/presets``, copied
 from the repository's ``configs/`` at build time), never from the current
 directory or elsewhere; anything else is a path.  Explicit command-line flags
 override the file.  Values are checked here for their type; ranges and
 combinations are checked by the settings classes, one place for each rule.
 
+In Python, :func:`preset` gives a preset's settings as keyword arguments of
+:func:`paddle_rougel.compute` (which also takes ``preset=name``).
+
+YAML aliases (``*name``, merge keys ``<<: *name`` included) are refused: a
+config is a handful of scalars, and aliases let a few hundred bytes stand
+for a tree of billions of nodes ("billion laughs").  A rejected value is
+shown by :func:`shown`, which formats at most a few items of a few levels
+(never the whole value) and cuts the text at 40 characters.
+
 >>> import os
 >>> sorted(read_config("rouge155"))
-['alpha', 'multi_ref', 'normalize', 'tokenize']
+['alpha', 'multi_ref', 'tokenize']
+>>> preset("rouge_chinese")
+{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'jieba', 'normalize': 'none'}
 """
 from __future__ import annotations
 
 import math
 import os
+import reprlib
 from typing import Any, Dict, Tuple
 
 from .settings import OPTIONS, suggest
 
-__all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path"]
+__all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path", "preset", "shown"]
 
-PRESETS = ("dureader", "paddlenlp", "rouge155", "t2t")
+PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t")
+# the settings compute() takes; the DuReader bonus weights apply to the contest scorer only
+COMPUTE_KEYS = ("gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase", "stem", "split")
 _LEGACY_BONUS = {"alpha": "yesno_weight", "beta": "entity_weight"}
 
 
@@ -51,24 +66,46 @@ def preset_dir():
     return files(__package__).joinpath("presets")
 
 
+_SHOWN = reprlib.Repr()  # a few items of a few levels: the work and the text are bounded
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxlong, _SHOWN.maxother = 3, 40, 40, 40
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = _SHOWN.maxfrozenset = 4
+
+
+def shown(v: Any, limit: int = 40) -> str:
+    """A rejected value for an error message: at most ``limit`` characters (then ``...``),
+    formatted without building the whole ``repr`` (a shared YAML tree, a huge integer).
+
+    >>> tree = "lol"
+    >>> for _ in range(9):
+    ...     tree = [tree] * 10          # 10**9 leaves; repr() would need gigabytes
+    >>> shown(tree)
+    '[[[[...], [...], [...], [...], ...], [[....'
+    """
+    try:
+        text = _SHOWN.repr(v)
+    except ValueError:  # an int past int()'s digit limit
+        text = f"<{type(v).__name__} of {v.bit_length()} bits>" if isinstance(v, int) \
+            else f"<{type(v).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _typed(v: Any, key: str, where: str) -> Any:
     """A value of the option's type (finite numbers, bools, choices); ranges are the settings' job."""
     opt = OPTIONS[key]
-    shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:40] + "..."
     if opt.parse is float:
         try:  # float() of a huge YAML integer overflows rather than giving inf
             ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(float(v))
         except OverflowError:
             ok = False
         if not ok:
-            raise ConfigError(f"{where}: {key!r} must be a finite number, got {shown}")
+            raise ConfigError(f"{where}: {key!r} must be a finite number, got {shown(v)}")
         return float(v)
     if opt.parse is str:
-        if v not in opt.choices:
-            raise ConfigError(f"{where}: {key!r} must be one of {', '.join(opt.choices)}, got {shown}")
+        if not isinstance(v, str) or v not in opt.choices:
+            raise ConfigError(f"{where}: {key!r} must be one of {', '.join(opt.choices)}, got {shown(v)}")
         return v
     if not isinstance(v, bool):
-        raise ConfigError(f"{where}: {key!r} must be true or false, got {shown}")
+        raise ConfigError(f"{where}: {key!r} must be true or false, got {shown(v)}")
     return v
 
 
@@ -99,12 +136,34 @@ def resolve_config_path(spec: str) -> str:
                           "archive (or pass the path of a YAML file)") from None
 
 
+_LOADER = None
+
+
+def _loader(yaml):
+    """PyYAML's SafeLoader, refusing aliases (made once, on first use: yaml is imported lazily)."""
+    global _LOADER
+    if _LOADER is None:
+        class NoAliasLoader(yaml.SafeLoader):
+            def compose_node(self, parent, index):
+                if self.check_event(yaml.AliasEvent):
+                    event = self.peek_event()
+                    raise ConfigError(f"{self.name}: line {event.start_mark.line + 1}: YAML aliases "
+                                      f"(*{shown(event.anchor, 20)}) are not allowed in a config file; "
+                                      "write the value out")
+                return super().compose_node(parent, index)
+
+        _LOADER = NoAliasLoader
+    return _LOADER
+
+
 def _load_yaml(path: str) -> dict:
     import yaml
 
     try:
         with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
+            data = yaml.load(f, Loader=_loader(yaml))  # a SafeLoader without aliases
+    except ConfigError:
+        raise
     except UnicodeDecodeError:  # before ValueError: a binary file
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError) as e:
@@ -141,3 +200,13 @@ def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
     if "gamma" in out and "alpha" in out:
         raise ConfigError(f"{path}: give 'gamma' or 'alpha', not both")
     return out
+
+
+def preset(name: str) -> Dict[str, Any]:
+    """A shipped preset's settings as keyword arguments of :func:`paddle_rougel.compute`
+    (the DuReader bonus weights of ``dureader`` / ``paddlenlp`` are left out: they apply to
+    the contest scorer, whose yes/no and entity inputs compute does not take)."""
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {shown(name)}")
+    values = read_config(name)
+    return {k: values[k][0] for k in COMPUTE_KEYS if k in values}

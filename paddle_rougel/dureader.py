@@ -30,7 +30,6 @@ import numpy as np
 
 from . import scoring
 from .accumulators import DuReaderRougeLAccumulator
-from .inputs import make_batch, plain_instance
 from .metric import RougeL, reject_unknown
 from .settings import DuReaderRougeLSettings
 from .text import TextSettings
@@ -77,10 +76,7 @@ class RougeLForDuReader(RougeL):
             yn_ref: one label per reference (checked: same length as ``ref_list``).
             entity_ref: entities for the entity bonus (used when the yes/no bonus does not apply).
         """
-        tok, no_bonus = self._acc.tokenizer, (yn_label is None or yn_ref is None) and entity_ref is None
-        batch = plain_instance(cand, ref_list) if tok is None and no_bonus else None
-        self._acc.add(batch or make_batch([cand], [ref_list], [yn_label], [yn_ref], [entity_ref],
-                                          base=self._acc.n_seen(), tokenizer=tok))
+        self._acc.add(self._acc.instance(cand, ref_list, yn_label, yn_ref, entity_ref))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None
@@ -96,8 +92,7 @@ class RougeLForDuReader(RougeL):
         >>> [round(float(v), 4) for v in s.fmeasure]
         [1.0, 0.5]
         """
-        batch = make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer)
-        return self._scored(batch)
+        return self._scored(self._acc.batch(cands, ref_lists, yn_labels, yn_refs, entity_refs))
 
     def per_instance_bonus(self) -> np.ndarray:
         """Per-instance weighted bonus (the largest over its references), in the order added."""

@@ -207,6 +207,33 @@ def _is_str_list(v: Any) -> bool:
 _STR = {str}
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_pairs(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return obj
+
+
+def _check_unique_keys(line: str, where: Tuple[str, int]) -> None:
+    """Refuse a key given twice in one object (``json.loads`` keeps the last silently).
+
+    Called only when the line holds more ``:`` than its row has keys: every key is followed
+    by a ``:``, so with exactly as many, no key was repeated (nor is any object nested).
+    Such lines (a ``:`` in a text, say) are parsed again, keeping the pairs."""
+    try:
+        json.loads(line, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as e:
+        raise InputError(f"{_w(where)}: duplicate key {e.args[0]!r} in one JSON object") from None
+
+
 def read_rows(path: str, is_ref: bool, progress: Optional[Callable[[int], None]] = None,
               keep_spaces: bool = False) -> Dict[Any, dict]:
     """Read and validate a prediction (``is_ref=False``) or reference file.
@@ -228,6 +255,8 @@ def read_rows(path: str, is_ref: bool, progress: Optional[Callable[[int], None]]
             raise InputError(f"{_w(where)}: invalid JSON (nested too deeply)") from None
         if not isinstance(obj, dict):
             raise InputError(f"{_w(where)}: each line must be a JSON object, got {type(obj).__name__}")
+        if line.count(":") != len(obj):  # cheap: no key repeated (see _check_unique_keys)
+            _check_unique_keys(line, where)
         if "question_id" not in obj:
             raise InputError(f"{_w(where)}: row has no 'question_id'")
         qid = obj["question_id"]
@@ -281,6 +310,7 @@ class Contest:
     yn_labels: List[Optional[str]] = field(default_factory=list)
     yn_refs: List[Optional[List[str]]] = field(default_factory=list)
     entity_refs: List[Optional[set]] = field(default_factory=list)
+    sources: List[Any] = field(default_factory=list)      # the reference's "source" (None if absent)
     missing: List[Any] = field(default_factory=list)      # scored questions with no prediction
     unexpected: List[Any] = field(default_factory=list)   # predictions for unknown questions
     no_answer: List[Any] = field(default_factory=list)    # reference questions skipped: no answers
@@ -317,8 +347,28 @@ def build_contest(preds: Dict[Any, dict], refs: Dict[Any, dict]) -> Contest:
         c.yn_labels.append(yn_label)
         c.yn_refs.append(yn_ref)
         c.entity_refs.append(ents)
+        c.sources.append(ref.get("source"))
     c.unexpected = [q for q in preds if q not in refs]
     return c
+
+
+def distinct_entities(ents: Optional[set], key: Optional[Callable[[str], Any]]) -> Optional[tuple]:
+    """The question's entities as the contest counts them: one per distinct text *after* the
+    text settings (``key``: the metrics' tokenizer; None = as given), so ``"七"`` and ``"七 "``
+    are one entity once whitespace is dropped (the official driver normalises every entity
+    string, then takes the set).  Word tokens: one per distinct token tuple.  The first
+    representative in sorted order is kept (all of a class give the same tokens)."""
+    if ents is None:
+        return None
+    if key is None:
+        return tuple(sorted(ents))
+    seen, out = set(), []
+    for e in sorted(ents):
+        k = key(e)
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return tuple(out)
 
 
 def file_size(path: str) -> int:

@@ -51,6 +51,8 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from .inputs import as_str, unordered
+
 try:  # the compiled kernel is optional: see setup.py
     from . import _lcs as _c_ext
 except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
@@ -99,25 +101,31 @@ def set_backend(name: str) -> None:
     _BACKEND = name
 
 
+# The most worker threads the C kernel runs (partition.h's PARTITION_MAX_THREADS).
+MAX_THREADS = int(getattr(_c_ext, "MAX_THREADS", 64))
+
+
 def default_threads() -> int:
     """Worker threads for the C kernel: PADDLE_ROUGEL_THREADS, else all cores (max 8).
 
-    PADDLE_ROUGEL_THREADS must be a positive integer (the kernel uses at most
-    64); unset or empty (whitespace) means the default.  Anything else (``abc``,
-    ``0``, ``-3``) raises ValueError naming the variable, on every call that
-    needs it, rather than being silently replaced.
+    PADDLE_ROUGEL_THREADS must be a positive integer; a value above
+    ``MAX_THREADS`` (64, the most the kernel runs) means ``MAX_THREADS``.
+    Unset or empty (whitespace) means the default.  Anything else (``abc``,
+    ``0``, ``-3``, ``1e20``) raises ValueError naming the variable, on every
+    call that needs it, rather than being silently replaced.
     """
     raw = os.environ.get("PADDLE_ROUGEL_THREADS", "")
     if not raw.strip():
         return max(1, min(8, os.cpu_count() or 1))
     try:
         n = int(raw)
-    except ValueError:
+    except ValueError:  # also a number of more digits than int() reads
         n = 0
     if n < 1:
-        raise ValueError(f"PADDLE_ROUGEL_THREADS={raw!r}: expected a positive integer "
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise ValueError(f"PADDLE_ROUGEL_THREADS={shown!r}: expected a positive integer "
                          "(worker threads for the C kernel), or unset it for the default")
-    return n
+    return min(n, MAX_THREADS)
 
 
 def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) -> LcsResult:
@@ -135,6 +143,9 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")
+    for name, x in (("cands", cands), ("ref_lists", ref_lists)):
+        if unordered(x):
+            raise TypeError(f"lcs_batch: {name} is {unordered(x)}, which has no order; expected a list")
     if not isinstance(cands, (list, tuple)):
         cands = list(cands)  # generators: both back ends need len() and two passes
     if not isinstance(ref_lists, (list, tuple)):
@@ -152,7 +163,14 @@ def lcs_length(a: Any, b: Any) -> int:
     >>> lcs_length([1, 2, 3, 2], [2, 2, 3])
     2
     """
-    return int(lcs_batch([a], [[b]], threads=1).lcs[0])
+    try:
+        return int(lcs_batch([a], [[b]], threads=1).lcs[0])
+    except (TypeError, ValueError) as e:  # name the argument, not the batch position
+        msg = str(e)
+        for old, new in (("instance 0, candidate", "lcs_length: a"), ("instance 0, reference 0", "lcs_length: b")):
+            if msg.startswith(old):
+                raise type(e)(new + msg[len(old):]) from e
+        raise
 
 
 # ------------------------------------------------------------------ fallback
@@ -182,9 +200,11 @@ def _snap(x: Any, i: int, j: Optional[int]) -> Any:
     if x is None:
         raise TypeError(f"{_where(i, j)}: got None, expected a str or a sequence of tokens")
     if isinstance(x, str):
-        return x
+        return as_str(x)  # a subclass: its characters, as the C reader takes them
     if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype.kind in "iu":
         return x.tolist()  # Python ints, whatever the byte order or stride
+    if unordered(x):
+        raise TypeError(f"{_where(i, j)}: {unordered(x)} has no order; expected a str or a sequence of tokens")
     try:
         return list(x)
     except TypeError as e:  # not iterable, or e.g. a 0-d array
@@ -240,6 +260,9 @@ def _snap_lists(lists: Any, i: int, refs: bool) -> list:
         got = "None" if lists is None else type(lists).__name__
         raise TypeError(f"instance {i}: ref_list must be a list of references, got {got} "
                         "(wrap a single reference as [ref])")
+    if unordered(lists):
+        what = "ref_list" if refs else "sources"
+        raise TypeError(f"instance {i}: {what} is {unordered(lists)}, which has no order; expected a list")
     try:
         out = list(lists)
     except TypeError:

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import __version__, accumulators, engine, scoring
 from .accumulators import RougeLAccumulator, RougeLsumAccumulator
+from .hints import Hinter
 from .inputs import check_tokens, make_batch
 from .lsum import make_lsum_batch, score_batch
 from .settings import RougeLSettings, RougeLsumSettings
@@ -65,8 +66,10 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         raise TypeError("rouge_l takes a list of hypotheses and a list of references, not a single str")
     if len(hypotheses) != len(references):
         raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
-    tok = RougeLSettings(text=TextSettings(tokenize, normalize, lowercase, stem)).tokenizer()
-    batch = make_batch(hypotheses, [[ref] for ref in references], tokenizer=tok)  # errors name the instance
+    text = TextSettings(tokenize, normalize, lowercase, stem)
+    tok = RougeLSettings(text=text).tokenizer()
+    batch = make_batch(hypotheses, [[ref] for ref in references], tokenizer=tok,  # errors name the instance
+                       hint=Hinter(text))
     res = engine.lcs_batch(batch.cands, batch.ref_lists)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
@@ -90,6 +93,30 @@ def _ref_list(pred: Any, refs: Any, i: int) -> Any:
     return [check_tokens(refs, f"instance {i}, reference 0")]
 
 
+def _depth(x: Any) -> int:
+    """Nesting by first items: a str or a token 0, a list / tuple / array one more than its first
+    item (an empty one 1).  ``"ab"`` 0, ``["s1", "s2"]`` 1, ``[["a", "b"], ["c"]]`` 2."""
+    d = 0
+    while isinstance(x, (list, tuple, np.ndarray)):
+        d += 1
+        if len(x) == 0:
+            break
+        x = x[0]
+    return d
+
+
+def _lsum_refs(pred: Any, refs: Any) -> Any:
+    """One prediction's references for ROUGE-Lsum: a str is one reference; a reference with the
+    prediction's shape (sentences of a prediction given as a list of sentences) is one
+    reference, as the prediction is one summary; deeper, a list of references."""
+    if isinstance(refs, str) or refs is None:
+        return [refs]
+    if not isinstance(pred, str) and isinstance(refs, (list, tuple, np.ndarray)) \
+            and _depth(refs) <= _depth(pred):
+        return [refs]
+    return refs
+
+
 def _weighting(gamma: Optional[float], alpha: Optional[float]) -> dict:
     if gamma is not None and alpha is not None:
         raise ValueError("compute: give gamma or alpha, not both")
@@ -102,7 +129,7 @@ def _rouge_l_part(predictions: list, references: list, text: TextSettings, weigh
     settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
     acc = RougeLAccumulator(settings)
     ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer))[0]
+    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, hint=acc.hint))[0]
     return _part("rougeL", acc, s, per_instance), settings
 
 
@@ -112,10 +139,10 @@ def _rouge_lsum_part(predictions: list, references: list, text: TextSettings, we
     acc = RougeLsumAccumulator(settings)
     if set(map(type, references)) <= {str}:  # one reference each (no list per instance)
         batch = make_lsum_batch(predictions, references, split, acc.tokenizer, settings.raw_text(),
-                                one_ref=True)
+                                one_ref=True, hint=acc.hint)
     else:
-        refs = [[r] if isinstance(r, str) or r is None else r for r in references]
-        batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text())
+        refs = [_lsum_refs(p, r) for p, r in zip(predictions, references)]
+        batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text(), hint=acc.hint)
     return _part("rougeLsum", acc, acc.add_now(batch)[0], per_instance), settings
 
 
@@ -129,25 +156,38 @@ def _part(name: str, acc, s, per_instance: bool) -> dict:
 
 
 ROUGE_TYPES = ("rougeL", "rougeLsum")
+_DEFAULTS = {"multi_ref": "max_pr", "tokenize": "char", "normalize": "none", "stem": False,
+             "split": "newline"}  # compute's settings left None (gamma, alpha, lowercase: None)
 
 
 def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = ("rougeL",),
-            gamma: Optional[float] = None, alpha: Optional[float] = None, multi_ref: str = "max_pr",
-            tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
-            stem: bool = False, split: str = "newline", per_instance: bool = False) -> dict:
+            gamma: Optional[float] = None, alpha: Optional[float] = None,
+            multi_ref: Optional[str] = None, tokenize: Any = None, normalize: Optional[str] = None,
+            lowercase: Optional[bool] = None, stem: Optional[bool] = None,
+            split: Optional[str] = None, per_instance: bool = False,
+            preset: Optional[str] = None) -> dict:
     """ROUGE-L (and ROUGE-Lsum) of a set of predictions against their references, in one call.
 
     Args:
         predictions: N predictions, each a str or a token list (ROUGE-Lsum: a str
             split into sentences by ``split``, or a list of sentences).
         references: N items, each one reference of the prediction's kind (a str,
-            or a token list) or a list of them (ROUGE-Lsum: a str is one
-            reference; a reference given as a list of sentences is wrapped, ``[[s1, s2]]``).
+            or a token list) or a list of them.  ROUGE-Lsum reads them the same
+            way: a str is one reference; for a prediction given as a list of
+            sentences, a list of the same shape (``[s1, s2]``) is one reference, a
+            list of such lists (``[[s1, s2], [t1]]``) several; for a str prediction,
+            a list is a list of references (``[[s1, s2]]``: one, given as sentences).
         rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level), or both.
         gamma / alpha: the F weighting (default gamma 1.2; give one of them).
-        multi_ref: ``"max_pr"`` (default), ``"best"`` or ``"avg"``.
-        tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
-        split: ROUGE-Lsum's sentence splitter: ``"newline"``, ``"zh"`` or ``"en"``.
+        preset: a shipped preset's settings (``"rouge155"``, ``"rouge_chinese"``, ...:
+            :func:`paddle_rougel.config.preset`); the settings given here override it
+            (a gamma or alpha replaces its weighting).  None of the settings given and no
+            preset: the defaults below.
+        multi_ref: ``"max_pr"`` (default), ``"best"``, ``"avg"``, ``"pooled"`` or
+            ``"best_recall"`` (see :class:`paddle_rougel.RougeL`).
+        tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`;
+            default characters as given).
+        split: ROUGE-Lsum's sentence splitter: ``"newline"`` (default), ``"zh"`` or ``"en"``.
         per_instance: also return the per-instance figures.
 
     Returns:
@@ -164,6 +204,9 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     ...               rouge_types=["rougeL", "rougeLsum"], tokenize="whitespace", gamma=1.0)
     >>> round(out["rougeL"], 6), round(out["rougeLsum"], 6)
     (0.714286, 0.714286)
+    >>> out = compute(["a b c d"], [["a", "a b c d e"]], preset="rouge155")   # ROUGE-1.5.5 -f A
+    >>> round(out["rougeL_recall"], 6), out["rougeL_precision"]
+    (0.833333, 0.625)
     """
     types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
     if not types or any(t not in ROUGE_TYPES for t in types):
@@ -174,7 +217,21 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     predictions, references = list(predictions), list(references)
     if len(predictions) != len(references):
         raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
-    text, weight = TextSettings(tokenize, normalize, lowercase, stem), _weighting(gamma, alpha)
+    given = dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
+                 normalize=normalize, lowercase=lowercase, stem=stem, split=split)
+    if preset is not None:
+        from .config import preset as preset_values
+
+        base = preset_values(preset)
+        if gamma is not None or alpha is not None:  # the caller's weighting replaces the preset's
+            base.pop("gamma", None), base.pop("alpha", None)
+        given = {k: base.get(k) if v is None else v for k, v in given.items()}
+    for k, v in _DEFAULTS.items():
+        if given[k] is None:
+            given[k] = v
+    gamma, alpha, multi_ref, split = given["gamma"], given["alpha"], given["multi_ref"], given["split"]
+    text = TextSettings(given["tokenize"], given["normalize"], given["lowercase"], given["stem"])
+    weight = _weighting(gamma, alpha)
     out: dict = {}
     parts = []
     if "rougeL" in types:
@@ -258,7 +315,7 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
     settings = RougeLsumSettings(split=split, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeLsumAccumulator(settings)
     batch = make_lsum_batch(hypotheses, references, split, acc.tokenizer, settings.raw_text(),
-                            one_ref=True)
+                            one_ref=True, hint=acc.hint)
     res = score_batch(batch.cands, batch.ref_lists, acc._prepare, chars=settings.text_mode() == "char")
     p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)

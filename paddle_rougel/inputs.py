@@ -25,13 +25,49 @@ scored.  :func:`make_batch`:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, MappingView, Set
 from collections.abc import Sequence as SequenceABC
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["Batch", "FlatRefs", "make_batch", "plain_instance", "check_tokens", "ref_items"]
+__all__ = ["Batch", "FlatRefs", "make_batch", "plain_instance", "check_tokens", "ref_items",
+           "unordered", "as_str", "locate"]
+
+
+def unordered(x: Any) -> Optional[str]:
+    """What ``x`` is when it has no order to read items in ("a set", "a mapping", "a mapping
+    view": sets, dicts, their views and any registered ``Set`` / ``Mapping``), else None.
+    The C reader (``csrc/tokens.c``) refuses the same types with the same words.
+
+    >>> unordered({"a"}), unordered({}.values()), unordered(iter("ab"))
+    ('a set', 'a mapping view', None)
+    """
+    if isinstance(x, Set):
+        return "a set"
+    if isinstance(x, Mapping):
+        return "a mapping"
+    if isinstance(x, MappingView):
+        return "a mapping view"
+    return None
+
+
+def locate(e: BaseException, where: str) -> BaseException:
+    """The error ``e`` of a tokenizer (``text.TokenizerError``, the ``TypeError`` of a result that
+    is not tokens) again with its place in front, chained to the same cause: raise it."""
+    try:
+        out = type(e)(f"{where}: {e}")
+    except Exception:  # noqa: BLE001 - an exception type that takes other arguments: as it was
+        return e
+    out.__cause__ = e.__cause__
+    out.__suppress_context__ = True
+    return out
+
+
+def as_str(x: str) -> str:
+    """A ``str`` subclass read as its str value (what the C engine reads: its characters, whatever
+    ``__iter__`` / ``__getitem__`` / ``__eq__`` it overrides); an exact str is returned as is."""
+    return x if type(x) is str else str.__str__(x)
 
 
 class FlatRefs(SequenceABC):
@@ -113,7 +149,7 @@ def check_tokens(seq: Any, where: str) -> Any:
     TypeError: instance 0, candidate: a set has no order; expected a str or a sequence of tokens
     """
     if isinstance(seq, str):
-        return seq
+        return as_str(seq)
     if seq is None:
         raise TypeError(f"{where}: got None, expected a str or a sequence of tokens")
     if isinstance(seq, np.ndarray):
@@ -124,9 +160,8 @@ def check_tokens(seq: Any, where: str) -> Any:
             snap.flags.writeable = False
             return snap
         seq = seq.tolist()  # Python scalars compare and hash like the tokens they are
-    elif isinstance(seq, (Set, Mapping)):
-        what = "a set" if isinstance(seq, Set) else "a mapping"
-        raise TypeError(f"{where}: {what} has no order; expected a str or a sequence of tokens")
+    elif unordered(seq):
+        raise TypeError(f"{where}: {unordered(seq)} has no order; expected a str or a sequence of tokens")
     try:
         toks = tuple(seq)
         hash(toks)  # one C-level pass: every token must be hashable
@@ -141,7 +176,7 @@ def ref_items(ref_list: Any, index: int, what: str = "references") -> tuple:
         got = "None" if ref_list is None else f"a bare {type(ref_list).__name__}"
         raise TypeError(f"instance {index}: ref_list must be a list of {what}, got {got} "
                         "(wrap a single reference as [ref])")
-    if isinstance(ref_list, (Set, Mapping)):
+    if unordered(ref_list):
         raise TypeError(f"instance {index}: ref_list must be an ordered list of references, got "
                         f"{type(ref_list).__name__} (the order pairs references with yn_ref and "
                         "decides ties)")
@@ -197,7 +232,10 @@ def _check_entities(entity_ref: Any, cand: Any, index: int, tokenizer=None) -> t
         if e is None:
             raise TypeError(f"{where}: got None")
         if tokenizer is not None and isinstance(e, str):
-            out.append(tokenizer(e))
+            try:
+                out.append(tokenizer(as_str(e)))
+            except (TypeError, ValueError) as err:  # a tokenize callable's: name the entity
+                raise locate(err, where)
             continue
         if isinstance(cand, str) and not isinstance(e, str):
             raise TypeError(f"{where}: the candidate is a str, so entities must be str too "
@@ -222,14 +260,16 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
 
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
-               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None) -> Batch:
+               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None,
+               hint: Optional[Callable[[Sequence, Sequence], None]] = None) -> Batch:
     """Validate and snapshot N instances (see the module doc); errors name ``instance {base + i}``.
 
     The bonus columns hold one item (or None) per instance.  ``yn_refs`` is used
     only where ``yn_labels`` is given too (as paddlenlp), ``entity_refs`` only
     where the yes/no bonus does not apply.  ``tokenizer`` (from the text
     settings) turns every ``str`` candidate, reference and entity into tokens;
-    token lists are passed through untouched.
+    token lists are passed through untouched.  ``hint`` (the metric's
+    :class:`paddle_rougel.hints.Hinter`) looks at the valid inputs first.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidates and a list of reference lists, not a str")
@@ -247,26 +287,40 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
         r_out = tuple(p[1] for p in pairs)
         plain = all(type(c) is str for c in c_out) and all(
             type(r) is str for refs in r_out for r in refs)
+    if hint is not None:
+        hint(cands, ref_lists)
     if tokenizer is not None:
-        c_out, r_out, plain = _tokenized(c_out, r_out, tokenizer)
+        c_out, r_out, plain = _tokenized(c_out, r_out, tokenizer, base)
     if yn_labels is None and entity_refs is None:
         return Batch(c_out, r_out, plain, None, None, tokenizer is not None)
     yn, ents = _bonus_columns(c_out, r_out, yn_labels, yn_refs, entity_refs, base, tokenizer)
     return Batch(c_out, r_out, plain, yn, ents, tokenizer is not None)
 
 
-def _tokenized(cands: tuple, refs: tuple, tok: Callable) -> tuple:
-    """Apply the text settings' tokenizer (str -> str of characters, or a tuple) to every str."""
+def _tokenized(cands: tuple, refs: tuple, tok: Callable, base: int = 0) -> tuple:
+    """Apply the text settings' tokenizer (str -> str of characters, or a tuple) to every str
+    (already exact: ``check_tokens``); its errors gain the instance and side."""
     if all(type(c) is str for c in cands) and all(type(r) is str for rl in refs for r in rl):
-        c_out = tuple(map(tok, cands))  # the common case at C speed
-        r_out = tuple(tuple(map(tok, rl)) for rl in refs)
+        f = tok  # the common case at C speed
     else:
-        def one(x):
-            return tok(x) if isinstance(x, str) else x
-        c_out = tuple(map(one, cands))
-        r_out = tuple(tuple(map(one, rl)) for rl in refs)
+        def f(x):
+            return tok(x) if type(x) is str else x
+    # list.extend keeps what it appended before an error: its length is the failing item
+    c_out: list = []
+    try:
+        c_out.extend(map(f, cands))
+    except (TypeError, ValueError) as e:
+        raise locate(e, f"instance {base + len(c_out)}, candidate")
+    r_out = []
+    for i, rl in enumerate(refs):
+        got: list = []
+        try:
+            got.extend(map(f, rl))
+        except (TypeError, ValueError) as e:
+            raise locate(e, f"instance {base + i}, reference {len(got)}")
+        r_out.append(tuple(got))
     plain = all(type(c) is str for c in c_out) and all(type(r) is str for rl in r_out for r in rl)
-    return c_out, r_out, plain
+    return tuple(c_out), tuple(r_out), plain
 
 
 def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, base: int,

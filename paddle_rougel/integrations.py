@@ -1,10 +1,15 @@
-"""Framework integrations: a one-line ``compute_metrics`` for PaddleNLP's ``Trainer``.
+"""Framework integrations: a one-line ``compute_metrics`` for the PaddleNLP and PaddleFormers Trainers.
 
-``Trainer(..., compute_metrics=paddlenlp_compute_metrics(tokenizer))`` logs
+``Trainer(..., compute_metrics=trainer_compute_metrics(tokenizer))`` logs
 ``eval_rougeL``, ``eval_rougeL_precision`` and ``eval_rougeL_recall``.
+``paddleformers_compute_metrics`` and ``paddlenlp_compute_metrics`` are the
+same function under the names of the two Trainers (PaddleFormers, PaddleNLP's
+successor, has no metrics module of its own).  ROUGE-L (and ROUGE-Lsum with
+``rouge_types``) only: rouge1 / rouge2 are not available yet.
 
-What the Trainer hands to ``compute_metrics`` (PaddleNLP 2.8.1,
-``Trainer.evaluation_loop``), and what this helper does about it:
+What both Trainers hand to ``compute_metrics`` (PaddleNLP 2.8.1 and
+PaddleFormers 1.2.0, ``Trainer.evaluation_loop``), and what this helper does
+about it:
 
 * an ``EvalPrediction(predictions, label_ids)`` (a named tuple, so the plain
   tuple form works too);
@@ -12,26 +17,32 @@ What the Trainer hands to ``compute_metrics`` (PaddleNLP 2.8.1,
   element ``prediction_index`` (0) is used;
 * logits ``[B, T, V]`` (argmax is taken) or token ids ``[B, T]`` (from
   ``preprocess_logits_for_metrics`` or ``Seq2SeqTrainer``'s generation);
+  bfloat16 logits arrive as ``uint16`` (Paddle's ``Tensor.numpy()`` gives the
+  raw bits; the Trainers cast only float16) and are read as bfloat16, not as
+  integers;
 * batches are concatenated with ``-100`` padding whatever your labels use, on
   both sides (a padded logits position is a vocabulary row of ``-100``): every
   ``ignore_index``, negative id and ``pad_token_id`` position is dropped before
   ``tokenizer.batch_decode``, so padding is never decoded as text;
 * with logits, the prediction at a position whose label is ignored (prompt or
   padding) is dropped too: teacher forcing lines logits up with labels, and
-  the model's guesses at padding would otherwise count as prediction text;
+  the model's guesses at padding would otherwise count as prediction text.
+  Both Trainers' causal LMs expect labels already shifted by the data
+  pipeline (logits at t are scored against the label at t), as here;
 * decoded text: BERT/ERNIE tokenizers put a space between CJK characters
-  (``"今 天 天 气"``) and around punctuation, sentencepiece ones do not.  The
-  default ``tokenize="zh"`` ignores spaces (each CJK character a token, each
-  run of Latin letters and digits a word), so both spellings score the same.
-  Scoring the decoded text per character (``tokenize="char"``) would count the
-  spaces as matching tokens and inflate the score.
+  (``"今 天 天 气"``) and around punctuation, sentencepiece and byte-level BPE
+  ones (LLaMA, Qwen) do not.  The default ``tokenize="zh"`` ignores spaces
+  (each CJK character a token, each run of Latin letters and digits a word),
+  so both spellings score the same.  Scoring the decoded text per character
+  (``tokenize="char"``) would count the spaces as matching tokens and inflate
+  the score.
 
 >>> class CharTokenizer:  # any object with batch_decode and pad_token_id will do
 ...     pad_token_id = 0
 ...     vocab = ["[PAD]", "今", "天", "气", "很", "好", "不", "错"]
 ...     def batch_decode(self, seqs, skip_special_tokens=True):
 ...         return [" ".join(self.vocab[i] for i in s if i or not skip_special_tokens) for s in seqs]
->>> f = paddlenlp_compute_metrics(CharTokenizer())
+>>> f = trainer_compute_metrics(CharTokenizer())
 >>> f(([[1, 2, 2, 3, 4, 5, 0]], [[1, 2, 2, 3, 6, 7, -100]]))  # 今天天气很好 vs 今天天气不错
 {'rougeL': 0.6666666666666666, 'rougeL_precision': 0.6666666666666666, 'rougeL_recall': 0.6666666666666666}
 """
@@ -43,10 +54,18 @@ import numpy as np
 
 from .functional import compute
 
-__all__ = ["paddlenlp_compute_metrics"]
+__all__ = ["trainer_compute_metrics", "paddleformers_compute_metrics", "paddlenlp_compute_metrics"]
 
 # Trainer.evaluation_loop pads across batches with this value, whatever the labels' ignore index
 _TRAINER_PAD = -100
+# -100 written into a uint16 (bfloat16 bits) array by numpy-level padding wraps to this
+_BF16_PAD_BITS = np.uint16(np.int64(_TRAINER_PAD) & 0xFFFF)
+_ROUGE_TYPES = ("rougeL", "rougeLsum")
+
+
+def _bf16_to_float32(bits: np.ndarray) -> np.ndarray:
+    """bfloat16 values from their raw uint16 bits (the top half of a float32)."""
+    return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
 def _numpy(x: Any, what: str) -> np.ndarray:
@@ -68,18 +87,18 @@ def _pick(x: Any, index: int, what: str, arg: str) -> Any:
     return x
 
 
-def paddlenlp_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
-                              skip_special_tokens: bool = True, tokenize: Any = "zh",
-                              lowercase: bool = True, prediction_index: int = 0,
-                              label_index: int = 0, mask_by_labels: Optional[bool] = None,
-                              **settings: Any) -> Callable[[Any], dict]:
-    """A ``compute_metrics`` for PaddleNLP's ``Trainer``: token ids in, ROUGE-L out.
+def trainer_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
+                            skip_special_tokens: bool = True, tokenize: Any = "zh",
+                            lowercase: bool = True, prediction_index: int = 0,
+                            label_index: int = 0, mask_by_labels: Optional[bool] = None,
+                            rouge_types: Any = ("rougeL",), **settings: Any) -> Callable[[Any], dict]:
+    """A ``compute_metrics`` for the PaddleNLP and PaddleFormers ``Trainer``: token ids in, ROUGE-L out.
 
     Args:
         tokenizer: anything with ``batch_decode(list_of_id_lists,
             skip_special_tokens=...)`` and ``pad_token_id`` (may be ``None``):
-            a PaddleNLP or Hugging Face tokenizer.  PaddleNLP itself is not
-            imported here.
+            a PaddleNLP, PaddleFormers or Hugging Face tokenizer.  Neither
+            framework is imported here.
         ignore_index: the label value of positions that are not target text
             (the Trainer's ``-100``).  Dropped on both sides, as are ``-100``
             (the Trainer's own padding between batches), any other negative
@@ -99,15 +118,19 @@ def paddlenlp_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
             the same ``[B, T]`` as the labels (teacher forcing).  Pass True
             for ids already argmax-ed by ``preprocess_logits_for_metrics``;
             leave False for generated ids (they do not line up with labels).
+        rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level,
+            sentences split by ``split``, default newline) or both.  rouge1,
+            rouge2 and other n-gram ROUGE are not available (yet): an error.
         **settings: the rest of :func:`paddle_rougel.compute`'s settings
-            (``gamma`` (default 1.2, paddlenlp's), ``alpha``, ``normalize``,
-            ``stem``), checked now.
+            (``gamma`` (default 1.2, paddlenlp's), ``alpha``, ``multi_ref``,
+            ``normalize``, ``stem``, ``split``), checked now.
 
     Returns:
         ``f(eval_pred) -> {"rougeL": F, "rougeL_precision": P,
-        "rougeL_recall": R}``: Python floats on the 0-1 scale of
-        :func:`paddle_rougel.compute` (macro averages; 0.0 for an empty
-        set).  ``f.signature`` is ``compute``'s signature of the settings.
+        "rougeL_recall": R}`` (and the ``rougeLsum`` keys when asked):
+        Python floats on the 0-1 scale of :func:`paddle_rougel.compute`
+        (macro averages; 0.0 for an empty set).  ``f.signature`` is
+        ``compute``'s signature of the settings.
     """
     if not callable(getattr(tokenizer, "batch_decode", None)):
         raise TypeError("tokenizer must have a batch_decode method (a PaddleNLP or Hugging Face tokenizer), "
@@ -120,14 +143,24 @@ def paddlenlp_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
             raise TypeError(f"{name} must be an int, got {v!r}")
     if mask_by_labels not in (None, True, False):
         raise TypeError(f"mask_by_labels must be None, True or False, got {mask_by_labels!r}")
-    text = dict(tokenize=tokenize, lowercase=lowercase, **settings)
+    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
+    other = [t for t in types if t not in _ROUGE_TYPES]
+    if other or not types:
+        raise ValueError(f"rouge_types: {', '.join(map(repr, other)) or 'none given'}; only "
+                         f"{' and '.join(_ROUGE_TYPES)} are available (rouge1 / rouge2 are not, yet)")
+    text = dict(tokenize=tokenize, lowercase=lowercase, rouge_types=tuple(types), **settings)
     compute([], [], **text)  # bad settings fail here, not after an epoch
     return _TrainerMetrics(tokenizer, int(ignore_index), skip_special_tokens, prediction_index,
                            label_index, mask_by_labels, text)
 
 
+# the same function under each Trainer's name (PaddleFormers is PaddleNLP's successor)
+paddleformers_compute_metrics = trainer_compute_metrics
+paddlenlp_compute_metrics = trainer_compute_metrics
+
+
 class _TrainerMetrics:
-    """The function ``paddlenlp_compute_metrics`` returns: ``f(eval_pred) -> dict``."""
+    """The function ``trainer_compute_metrics`` returns: ``f(eval_pred) -> dict``."""
 
     def __init__(self, tokenizer, ignore_index, skip_special_tokens, prediction_index, label_index,
                  mask_by_labels, text):
@@ -152,17 +185,25 @@ class _TrainerMetrics:
 
     def _ids(self, preds: np.ndarray):
         """(ids [B, T], whether they came from logits)."""
-        if preds.ndim == 3:
+        bf16_pad = None
+        if preds.ndim == 3 and preds.dtype == np.uint16:
+            # bfloat16 logits as Paddle's numpy() gives them: raw bits, not integers.  A row of
+            # -100 padded in numpy wrapped to 0xFF9C (a NaN); one padded in Paddle is -100.0
+            bf16_pad = (preds == _BF16_PAD_BITS).all(axis=-1)
+            preds = _bf16_to_float32(preds)
+        if preds.ndim == 3 and preds.dtype.kind in "fiu":
             # a row that is all -100 (or ignore_index) is the Trainer's padding between batches
             lo, hi = preds.min(axis=-1), preds.max(axis=-1)
             padded = (lo == hi) & np.isin(hi, list(self.drop_values))
+            if bf16_pad is not None:
+                padded |= bf16_pad
             ids = preds.argmax(axis=-1)
             ids[padded] = _TRAINER_PAD
             return ids, True
         if preds.ndim == 2 and np.issubdtype(preds.dtype, np.integer):
             return preds, False
-        raise ValueError(f"predictions must be logits [B, T, V] or token ids [B, T], "
-                         f"got {preds.dtype} {preds.shape}")
+        raise ValueError(f"predictions must be logits [B, T, V] (bfloat16 ones as uint16 bits) or "
+                         f"integer token ids [B, T], got {preds.dtype} {preds.shape}")
 
     def __call__(self, eval_pred: Any) -> dict:
         if hasattr(eval_pred, "predictions") and hasattr(eval_pred, "label_ids"):
@@ -184,4 +225,5 @@ class _TrainerMetrics:
                                  f"got {ids.shape} and {labels.shape}")
             keep &= label_keep
         out = compute(self._decode(ids, keep), self._decode(labels, label_keep), **self.text)
-        return {k: float(out[k]) for k in ("rougeL", "rougeL_precision", "rougeL_recall")}
+        return {k: float(out[k]) for t in self.text["rouge_types"]
+                for k in (t, f"{t}_precision", f"{t}_recall")}

@@ -47,13 +47,12 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Mapping, Set
-from typing import Any, Callable, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import engine
-from .inputs import Batch, FlatRefs, check_tokens, ref_items
+from .inputs import Batch, FlatRefs, as_str, check_tokens, locate, ref_items, unordered
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
            "union_hits", "make_lsum_batch", "score_batch"]
@@ -101,8 +100,8 @@ class LsumResult(NamedTuple):
 def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> tuple:
     """A summary as a tuple of sentence snapshots (str, tuple or read-only int array)."""
     if isinstance(x, str):
-        x = split_sentences(x, split)
-    elif x is None or isinstance(x, (bytes, Set, Mapping)):
+        x = split_sentences(as_str(x), split)  # a str subclass: its str value (as everywhere)
+    elif x is None or isinstance(x, bytes) or unordered(x):
         got = "None" if x is None else type(x).__name__
         raise TypeError(f"{where}: got {got}, expected a str or a sequence of sentences")
     try:
@@ -113,7 +112,10 @@ def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> t
     out = []
     for k, s in enumerate(sents):
         if tokenizer is not None and isinstance(s, str):
-            s = tokenizer(s)
+            try:
+                s = tokenizer(as_str(s))
+            except (TypeError, ValueError) as e:  # a tokenize callable's: name the sentence
+                raise locate(e, f"{where}, sentence {k}")
         out.append(check_tokens(s, f"{where}, sentence {k}"))
     return tuple(out)
 
@@ -130,7 +132,7 @@ def _all_text(cands: Sequence, ref_lists: Sequence) -> bool:
 
 def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline",
                     tokenizer: Optional[Callable] = None, raw_text: bool = False,
-                    base: int = 0, one_ref: bool = False) -> Batch:
+                    base: int = 0, one_ref: bool = False, hint: Optional[Callable] = None) -> Batch:
     """Validate and snapshot N (candidate, references) instances of summaries.
 
     Each summary becomes a tuple of sentence snapshots, except that with
@@ -138,7 +140,8 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     ``RougeLsumSettings.text_mode``) a ``str`` summary stays a ``str``.  With
     ``one_ref``, ``ref_lists[i]`` is instance i's only reference summary, not a
     list of them.  Errors name ``instance {base + i}``, the reference and the
-    sentence.
+    sentence.  ``hint`` (the metric's :class:`paddle_rougel.hints.Hinter`) looks at the
+    ``str`` summaries first.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidate summaries and a list of reference lists, not a str")
@@ -146,6 +149,8 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     ref_lists = ref_lists if isinstance(ref_lists, (list, tuple)) else list(ref_lists)
     if len(cands) != len(ref_lists):
         raise ValueError(f"got {len(cands)} candidates but {len(ref_lists)} reference lists")
+    if hint is not None:
+        hint(cands, ref_lists)
 
     if raw_text and engine.backend() == "c":  # the common case: every summary a str, at C speed
         snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists, one_ref)
@@ -273,9 +278,18 @@ def _steps(masks: dict, n: int, b: Sequence, v: int):
         yield v, v & carry_out
 
 
-def _walk(masks: dict, b: Sequence, go_left, lcs: int, n: int) -> List[int]:
+def _rows(masks: dict, n: int, b: Sequence) -> tuple:
+    """The LCS and every row's go-left cells (see :func:`_steps`): the whole table."""
+    v, go_left = (1 << n) - 1, []
+    for v, g in _steps(masks, n, b, v):
+        go_left.append(g)
+    return n - bin(v).count("1"), go_left
+
+
+def _walk(masks: dict, b: Sequence, go_left: Callable[[int, int], int], lcs: int, n: int) -> List[Tuple[int, int]]:
     """rouge-score's _backtrack_norec, a row at a time: left through the go-left,
-    non-matching cells; leave the row diagonally at a match (a position) or upwards.
+    non-matching cells; leave the row diagonally at a match or upwards.  The matches
+    as (position in ``b``, position in the bit side), increasing in both.
     go_left(i, j): row i's go-left cells (at least its low j bits)."""
     out, i, j = [], len(b), n
     while lcs > 0:
@@ -284,10 +298,15 @@ def _walk(masks: dict, b: Sequence, go_left, lcs: int, n: int) -> List[int]:
         p = stop.bit_length() - 1
         j = p + 1
         if (m >> p) & 1:
-            out.append(i - 1)
+            out.append((i - 1, p))
             j, lcs = p, lcs - 1
         i -= 1
     return out[::-1]
+
+
+def backtrack_pairs(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[Tuple[int, int]]:
+    """:func:`_walk` over the whole table of :func:`_rows`."""
+    return _walk(masks, b, lambda i, j: go_left[i], lcs, n)
 
 
 def _block_rows(m: int) -> int:
@@ -304,16 +323,14 @@ def _pair_scratch(n: int, m: int) -> int:
     return (-(-m // k) - 1 + k) * -(-n // 64) * 8
 
 
-def _positions(masks: dict, n: int, b: Sequence) -> List[int]:
-    """Positions in b of rouge-score's LCS of (b, a): the whole table of rows when it fits
-    in SCRATCH_BYTES, else rows checkpointed every k and a block recomputed (up to the
-    walk's column) when the walk enters it."""
+def _pairs(masks: dict, n: int, b: Sequence) -> List[Tuple[int, int]]:
+    """:func:`backtrack_pairs` of (b, a) within SCRATCH_BYTES: the whole table of rows when it
+    fits, else rows checkpointed every k and a block recomputed (up to the walk's column)
+    when the walk enters it."""
     m = len(b)
     if m * -(-n // 64) * 8 <= SCRATCH_BYTES:
-        v, rows = (1 << n) - 1, []
-        for v, g in _steps(masks, n, b, v):
-            rows.append(g)
-        return _walk(masks, b, lambda i, j: rows[i], n - bin(v).count("1"), n)
+        lcs, go_left = _rows(masks, n, b)
+        return backtrack_pairs(masks, b, go_left, lcs, n)
     k = _block_rows(m)
     marks, v = [], (1 << n) - 1  # marks[c]: the row before block c
     for i, (row, _) in enumerate(_steps(masks, n, b, v)):
@@ -329,6 +346,13 @@ def _positions(masks: dict, n: int, b: Sequence) -> List[int]:
             block[1] = [g for _, g in _steps(masks, j, b[c * k:c * k + k], marks[c] & low)]
         return block[1][i - c * k]
     return _walk(masks, b, go_left, n - bin(v).count("1"), n)
+
+
+def _positions(masks: dict, n: int, b: Sequence) -> List[int]:
+    """The positions in b of :func:`_pairs`."""
+    return [q for q, _ in _pairs(masks, n, b)]
+
+
 def _masks(a: Sequence) -> dict:
     masks: dict = {}
     for p, t in enumerate(a):

@@ -25,7 +25,7 @@ import numpy as np
 from . import convert, engine, scoring
 from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator, RougeLAccumulator
-from .inputs import make_batch, plain_instance
+from .inputs import plain_instance
 from .settings import RougeLSettings, suggest
 from .text import TextSettings
 
@@ -113,6 +113,13 @@ class PaddleMetric(paddle.metric.Metric):
             return mine[0]
         return state
 
+    def compute(self, *args):
+        """hapi's step 1, for the metrics that score text: refused in one line (hapi calls it
+        from ``Model.prepare`` in a static graph, at the first step in dygraph)."""
+        raise TypeError(f"{type(self).__name__} scores text (add_inst / add_batch), not network "
+                        "output: it cannot be a paddle.Model metric; use RougeL (or RougeLForDuReader) "
+                        "in Model.prepare(metrics=...)")
+
     def _scored(self, batch) -> scoring.Score:
         """Score a validated batch now; its per-instance Score, as copies (the metric keeps its own)."""
         return _copied(self._acc.add_now(batch)[0])
@@ -166,7 +173,11 @@ class RougeL(PaddleMetric):
         name: metric name reported to hapi. Default ``"rouge-l"``.
         multi_ref: how several references combine: ``"max_pr"`` (default; max P
             and max R separately, as paddlenlp and DuReader), ``"best"`` (the
-            reference with the highest F, as rouge-score), ``"avg"``.
+            reference with the highest F, as rouge-score), ``"avg"``,
+            ``"pooled"`` (ROUGE-1.5.5's default ``-f A``: hits and lengths
+            summed over the references, R = sum(hits) / sum(len(ref)),
+            P = sum(hits) / (k len(cand))), ``"best_recall"`` (ROUGE-1.5.5's
+            ``-f B``: the reference with the highest R, first on ties, and its P).
         sync_dist: all-reduce the state over ``paddle.distributed`` in
             ``accumulate()``.  Leave it off under hapi ``Model`` on several
             ranks: hapi all-gathers the outputs before ``compute``.
@@ -250,9 +261,12 @@ class RougeL(PaddleMetric):
         The tokens are copied now; a bad instance raises naming its index
         (counted from 0 since the last reset) and changes nothing.
         """
-        tok = self._acc.tokenizer
-        batch = plain_instance(cand, ref_list) if tok is None else None
-        self._acc.add(batch or make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=tok))
+        acc = self._acc
+        if acc.tokenizer is None and acc.hint.done:  # the hot path of acc.instance, inlined
+            batch = plain_instance(cand, ref_list)
+            if batch is not None:
+                return acc.add(batch)
+        acc.add(acc.instance(cand, ref_list))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score.
@@ -262,8 +276,7 @@ class RougeL(PaddleMetric):
         >>> [round(float(v), 4) for v in s.fmeasure], round(m.score(), 4)
         ([0.75, 1.0], 0.875)
         """
-        return self._scored(make_batch(cands, ref_lists, base=self._acc.n_seen(),
-                                       tokenizer=self._acc.tokenizer))
+        return self._scored(self._acc.batch(cands, ref_lists))
 
     # --------------------------------------------------------------- results
     def scores(self) -> scoring.Score:
@@ -293,10 +306,14 @@ class RougeL(PaddleMetric):
         an optional ``seq_mask`` [B, T].  Returns ``[packed]``, an int64 tensor
         [B, 3] of (lcs, cand_len, ref_len), which hapi turns into numpy and
         hands to ``update``.  With ``trans_func`` the inputs are passed through
-        unchanged (``update`` converts them).
+        unchanged (``update`` converts them), and so they are in a static graph
+        (``paddle.enable_static()``): hapi builds ``compute`` into the program once, then
+        fetches its outputs and hands them to ``update`` as numpy, which applies the same
+        rules and engine as the host path (paddlenlp's pattern), so the numbers are the
+        dygraph numbers.
         """
         output, label, seq_mask = self._split_args(args)
-        if self.trans_func is not None:
+        if self.trans_func is not None or not paddle.in_dynamic_mode():
             return [output, label] + ([] if seq_mask is None else [seq_mask])
         packed = self._packed(output, label, seq_mask)
         return [packed if isinstance(packed, paddle.Tensor) else paddle.to_tensor(packed)]
@@ -345,7 +362,9 @@ class RougeL(PaddleMetric):
         """Accumulate a batch.  Two call patterns, told apart by arity:
 
         * hapi: ``update(packed)``, one argument, the [B, 3] integer array of
-          ``compute`` (lcs, cand_len, ref_len): folded into the state only;
+          ``compute`` (lcs, cand_len, ref_len): folded into the state only.
+          ``compute``'s own return value (a list, which hapi unpacks) is
+          taken too: ``m.update(m.compute(output, label))``;
         * paddlenlp: ``update(output, label[, seq_mask])`` with raw network
           output (numpy or tensors): with ``trans_func``,
           ``cand_list, ref_lists = trans_func(output, label, seq_mask)`` scored
@@ -358,6 +377,11 @@ class RougeL(PaddleMetric):
         if label is None:
             if seq_mask is not None:
                 raise TypeError("update(): seq_mask given without label")
+            if isinstance(output, (list, tuple)):  # compute()'s list, not unpacked as hapi does
+                if self.trans_func is not None and len(output) in (2, 3):
+                    return self.update(*output)  # [output, label(, seq_mask)], passed through
+                if len(output) == 1 and len(getattr(output[0], "shape", ())) == 2:
+                    output = output[0]  # [packed]; a list of rows [[l, c, r]] stays as it is
             return self._fold_packed(output)
         if self.trans_func is None:
             return self._fold_packed(self._packed(output, label, seq_mask))
@@ -420,7 +444,7 @@ class RougeLsum(PaddleMetric):
 
         s = self._acc.settings
         return make_lsum_batch(cands, ref_lists, s.split, self._acc.tokenizer, s.raw_text(),
-                               base=self._acc.n_seen())
+                               base=self._acc.n_seen(), hint=self._acc.hint)
 
     def add_inst(self, cand: Any, ref_list: Sequence) -> None:
         """Add one candidate summary scored against its list of reference summaries.

@@ -29,10 +29,10 @@ import numpy as np
 __all__ = [
     "Score", "precision_recall", "f_gamma", "f_alpha", "f_t2t",
     "alpha_from_gamma", "gamma_from_alpha", "check_gamma", "check_alpha",
-    "reduce_refs", "MULTI_REF_MODES",
+    "reduce_refs", "MULTI_REF_MODES", "pair_counts",
 ]
 
-MULTI_REF_MODES = ("max_pr", "best", "avg")
+MULTI_REF_MODES = ("max_pr", "best", "avg", "pooled", "best_recall")
 
 
 class Score(NamedTuple):
@@ -81,15 +81,23 @@ def gamma_from_alpha(alpha: float) -> float:
     return math.sqrt((1.0 - a) / a)
 
 
+def pair_counts(lcs, cand_len, ref_len, bonus=0.0):
+    """The numerator and the two denominators of P and R, as float64:
+    ``(lcs + bonus, len(cand) + bonus, len(ref) + bonus)``."""
+    return (np.asarray(lcs, dtype=np.float64) + bonus, np.asarray(cand_len, dtype=np.float64) + bonus,
+            np.asarray(ref_len, dtype=np.float64) + bonus)
+
+
+def _ratio(num, den):
+    """num / den, 0 where den is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
 def precision_recall(lcs, cand_len, ref_len, bonus=0.0):
     """P = (lcs + bonus) / (len(cand) + bonus), R likewise; 0 where a denominator is 0."""
-    lcs = np.asarray(lcs, dtype=np.float64) + bonus
-    pd = np.asarray(cand_len, dtype=np.float64) + bonus
-    rd = np.asarray(ref_len, dtype=np.float64) + bonus
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(pd > 0, lcs / np.where(pd > 0, pd, 1.0), 0.0)
-        r = np.where(rd > 0, lcs / np.where(rd > 0, rd, 1.0), 0.0)
-    return p, r
+    num, pd, rd = pair_counts(lcs, cand_len, ref_len, bonus)
+    return _ratio(num, pd), _ratio(num, rd)
 
 
 def f_gamma(p, r, gamma: float = 1.2) -> np.ndarray:
@@ -136,16 +144,28 @@ def f_t2t(p, r) -> np.ndarray:
     return ((1 + beta ** 2) * r * p) / (r + (beta ** 2) * p + 1e-12)
 
 
-def reduce_refs(p, r, offsets, mode: str, f_of):
+def reduce_refs(p, r, offsets, mode: str, f_of, counts=None):
     """Reduce per-pair P and R to per-instance P, R, F.
 
     ``offsets`` [N+1] delimits each instance's references in the flat
-    arrays; ``f_of(p, r)`` is the F formula.  Modes:
+    arrays; ``f_of(p, r)`` is the F formula; ``counts`` is the pairs'
+    ``pair_counts`` (numerator, P and R denominators), which ``pooled`` needs.
+    Modes:
 
     * ``max_pr``: max P and max R over references, taken separately, then F
       (paddlenlp and the DuReader contest);
     * ``best``: the reference with the highest F (first on ties), as rouge-score;
-    * ``avg``: P, R and F averaged over references.
+    * ``avg``: P, R and F averaged over references;
+    * ``pooled``: ROUGE-1.5.5's ``-f A``: hits and lengths summed over the k
+      references, R = sum(hits) / sum(len(ref)), P = sum(hits) / (k len(cand)),
+      then F;
+    * ``best_recall``: ROUGE-1.5.5's ``-f B``: the reference with the highest
+      R (first on ties), its P, then F.
+
+    >>> num, pd, rd = pair_counts([1, 2], [2, 2], [1, 3])      # cand "a b"; refs "a", "a b c"
+    >>> p, r = precision_recall(num, pd, rd)
+    >>> [x.tolist() for x in reduce_refs(p, r, [0, 2], "pooled", f_alpha, (num, pd, rd))]
+    [[0.75], [0.75], [0.75]]
     """
     if mode not in MULTI_REF_MODES:
         raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {mode!r}")
@@ -161,17 +181,31 @@ def reduce_refs(p, r, offsets, mode: str, f_of):
         pi = np.maximum.reduceat(p, starts)
         ri = np.maximum.reduceat(r, starts)
         return pi, ri, f_of(pi, ri)
+    if mode == "pooled":
+        if counts is None:
+            raise ValueError("multi_ref='pooled' needs the pairs' counts (pair_counts)")
+        num, pd, rd = (np.add.reduceat(np.asarray(c, dtype=np.float64), starts) for c in counts)
+        pi, ri = _ratio(num, pd), _ratio(num, rd)
+        return pi, ri, f_of(pi, ri)
+    if mode == "best_recall":
+        first = _first_max(np.asarray(r, dtype=np.float64), starts, offsets)
+        pi, ri = np.array(p, dtype=np.float64)[first], np.array(r, dtype=np.float64)[first]
+        return pi, ri, f_of(pi, ri)
     f = f_of(p, r)
     if mode == "avg":
         counts = np.diff(np.asarray(offsets, dtype=np.int64)).astype(np.float64)
         return (np.add.reduceat(p, starts) / counts, np.add.reduceat(r, starts) / counts,
                 np.add.reduceat(f, starts) / counts)
-    # best: index of the first maximal F inside each segment
-    fmax = np.maximum.reduceat(f, starts)
+    first = _first_max(f, starts, offsets)  # best
+    return p[first], r[first], f[first]
+
+
+def _first_max(key: np.ndarray, starts: np.ndarray, offsets) -> np.ndarray:
+    """Per segment, the flat index of the first maximal ``key``."""
+    kmax = np.maximum.reduceat(key, starts)
     owner = np.repeat(np.arange(len(starts)), np.diff(offsets))
-    is_max = f == fmax[owner]
-    idx = np.flatnonzero(is_max)
+    idx = np.flatnonzero(key == kmax[owner])
     first = np.full(len(starts), -1, dtype=np.int64)
     # reversed assignment keeps the smallest index per owner
     first[owner[idx][::-1]] = idx[::-1]
-    return p[first], r[first], f[first]
+    return first

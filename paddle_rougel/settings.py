@@ -258,7 +258,8 @@ ROUGE_OPTIONS = (
     Option("alpha", ("--alpha",), float,
            "instead of gamma: 1/F = alpha/P + (1-alpha)/R; negative = tensor2tensor's formula"),
     Option("multi_ref", ("--multi-ref", "--multi_ref"), str,
-           "how references combine: max_pr (default), best, avg", scoring.MULTI_REF_MODES),
+           "how references combine: max_pr (default), best, avg, pooled (ROUGE-1.5.5 -f A), "
+           "best_recall (ROUGE-1.5.5 -f B)", scoring.MULTI_REF_MODES),
 )
 TEXT_OPTIONS = (
     Option("tokenize", ("--tokenize",), str,

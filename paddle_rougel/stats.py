@@ -41,6 +41,21 @@ The C kernel runs when the extension is built and :func:`engine.backend`
 is ``"c"`` (``engine.set_backend("python")`` selects the numpy fallback,
 which processes resamples in chunks of about ``_BUDGET`` elements).
 
+**Limits** (checked before any work, each a ``ValueError`` naming the argument):
+
+* an interval or a test needs at least ``MIN_INSTANCES`` (2) instances: one
+  instance has nothing to resample (every resample is that instance: a
+  zero-width "interval" and p = 1 / (R + 1) whatever the data);
+* a percentile interval needs ``resamples >= min_resamples(confidence)``,
+  the fewest with ``floor(R (1 - confidence) / 2) >= 1`` (40 at 95%, 200 at
+  99%), so that each bound leaves at least one resample outside it (with
+  fewer, both bounds are the extreme resamples, and one resample gives an
+  interval that need not contain its own estimate);
+* resamples (or trials) x (columns + 4) x 8 bytes, the resampled sums and
+  the statistic's values, must fit in ``MAX_BYTES`` (1 GiB): about 5.5
+  million paired BLEU-4 resamples (20 columns), 13 million paired ROUGE-L
+  ones (6 columns).
+
 Example:
     >>> import numpy as np
     >>> f = np.linspace(0.0, 1.0, 101)          # per-instance ROUGE-L F
@@ -64,7 +79,8 @@ from . import engine
 
 __all__ = ["Interval", "Comparison", "Statistic", "mean_statistic", "bleu_statistic", "bleu_columns",
            "draws", "tree_sum", "resample_sums", "randomized_sums", "bootstrap", "paired_bootstrap",
-           "approximate_randomization"]
+           "approximate_randomization", "min_resamples", "check_resamples", "MIN_INSTANCES", "MAX_BYTES",
+           "interval_of", "paired_of", "estimate"]
 
 Statistic = Callable[[np.ndarray, int], np.ndarray]
 
@@ -73,6 +89,8 @@ _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _LO32, _S32 = np.uint64(0xFFFFFFFF), np.uint64(32)
 _BUDGET = 1 << 22  # elements per numpy chunk (a few arrays of this many 8-byte values)
 _BOOTSTRAP, _RANDOMIZE = 0, 1
+MIN_INSTANCES = 2    # instances an interval or a test needs
+MAX_BYTES = 1 << 30  # resamples x (columns + 4) x 8 bytes at most (see "Limits")
 
 
 class Interval(NamedTuple):
@@ -289,14 +307,63 @@ def _check_confidence(confidence: float) -> float:
     return confidence
 
 
-def _columns(columns, name: str = "columns") -> np.ndarray:
-    """Finite float64 [N, k] (a 1-D input is one column), 1 <= N < 2**32."""
+def _tail(resamples: int, confidence: float) -> int:
+    """Sorted resamples left out below the interval (and above): floor(R (1 - c) / 2)."""
+    return int(math.floor(resamples * (1 - confidence) / 2 + 1e-9))
+
+
+def min_resamples(confidence: float = 0.95) -> int:
+    """The fewest resamples whose percentile interval leaves a resample out on each side.
+
+    >>> min_resamples(0.95), min_resamples(0.99), min_resamples(0.9)
+    (40, 200, 20)
+    """
+    c = _check_confidence(confidence)
+    r = max(1, math.ceil(2 / (1 - c) * (1 - 1e-9)))
+    while _tail(r, c) < 1:
+        r += 1
+    while r > 1 and _tail(r - 1, c) >= 1:
+        r -= 1
+    return r
+
+
+def check_resamples(resamples: int, confidence: float = 0.95, name: str = "resamples") -> int:
+    """``resamples`` for a percentile interval at ``confidence``: a count of at least
+    :func:`min_resamples` (the command line checks its options with this before reading input).
+
+    >>> check_resamples(39)
+    Traceback (most recent call last):
+    ...
+    ValueError: resamples=39 is too few for a 95% interval: use at least 40 (each bound must leave a resample outside it)
+    """
+    resamples, c = _check_count(resamples, name), _check_confidence(confidence)
+    need = min_resamples(c)
+    if resamples < need:
+        raise ValueError(f"{name}={resamples} is too few for a {c * 100:g}% interval: use at least "
+                         f"{need} (each bound must leave a resample outside it)")
+    return resamples
+
+
+def _check_size(rows: int, k: int, name: str) -> None:
+    """rows x (k + 4) x 8 bytes within MAX_BYTES, before anything is allocated."""
+    need = rows * (k + 4) * 8
+    if need > MAX_BYTES:
+        raise ValueError(f"{name}={rows} needs {need / 2 ** 30:.3g} GiB ({name} x ({k} columns + 4) x 8 "
+                         f"bytes); the limit is {MAX_BYTES / 2 ** 30:g} GiB: at most "
+                         f"{MAX_BYTES // ((k + 4) * 8)} {name} here")
+
+
+def _columns(columns, name: str = "columns", min_n: int = 1) -> np.ndarray:
+    """Finite float64 [N, k] (a 1-D input is one column), min_n <= N < 2**32."""
     x = np.asarray(columns, dtype=np.float64)
     if x.ndim == 1:
         x = x[:, None]
-    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
+    if x.ndim != 2 or x.shape[1] < 1 or (x.shape[0] < 1 and min_n <= 1):
         raise ValueError(f"{name}: expected per-instance values [N] or [N, k] with N, k >= 1, "
                          f"got shape {np.shape(columns)}")
+    if x.shape[0] < min_n:
+        raise ValueError(f"{name}: {x.shape[0]} instance{'s' if x.shape[0] != 1 else ''}; an interval "
+                         f"or a test needs at least {min_n} (one instance has nothing to resample)")
     if x.shape[0] >= 2 ** 32:
         raise ValueError(f"{name}: at most 2**32 - 1 instances")
     if not np.isfinite(x).all():
@@ -304,8 +371,8 @@ def _columns(columns, name: str = "columns") -> np.ndarray:
     return x
 
 
-def _pair(cols_a, cols_b) -> Tuple[np.ndarray, np.ndarray]:
-    a, b = _columns(cols_a, "cols_a"), _columns(cols_b, "cols_b")
+def _pair(cols_a, cols_b, min_n: int = 1) -> Tuple[np.ndarray, np.ndarray]:
+    a, b = _columns(cols_a, "cols_a", min_n), _columns(cols_b, "cols_b", min_n)
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"paired test: system A has {a.shape[0]} instances but B has {b.shape[0]} "
                          "(both must score the same instances, in the same order)")
@@ -314,9 +381,10 @@ def _pair(cols_a, cols_b) -> Tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _sums(cols_kn: np.ndarray, resamples: int, seed: int, mode: int) -> np.ndarray:
+def _sums(cols_kn: np.ndarray, resamples: int, seed: int, mode: int, name: str) -> np.ndarray:
     """[R, k] resampled sums of column-major cols [k, N], C kernel or numpy (bit-identical)."""
     k, n = cols_kn.shape
+    _check_size(resamples, k, name)
     c_ext = engine._c_ext
     if engine.backend() == "c" and c_ext is not None and hasattr(c_ext, "resample_sums"):
         raw = c_ext.resample_sums(np.ascontiguousarray(cols_kn), n, k, resamples, seed, mode,
@@ -340,7 +408,7 @@ def resample_sums(columns, resamples: int = 1000, seed: int = 0) -> np.ndarray:
     [201.0, 21.0]
     """
     x = _columns(columns)
-    return _sums(x.T, _check_count(resamples, "resamples"), _check_seed(seed), _BOOTSTRAP)
+    return _sums(x.T, _check_count(resamples, "resamples"), _check_seed(seed), _BOOTSTRAP, "resamples")
 
 
 def randomized_sums(cols_a, cols_b, trials: int = 10000, seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
@@ -356,7 +424,8 @@ def randomized_sums(cols_a, cols_b, trials: int = 10000, seed: int = 0) -> Tuple
     """
     a, b = _pair(cols_a, cols_b)
     k = a.shape[1]
-    out = _sums(np.concatenate([a.T, b.T]), _check_count(trials, "trials"), _check_seed(seed), _RANDOMIZE)
+    out = _sums(np.concatenate([a.T, b.T]), _check_count(trials, "trials"), _check_seed(seed), _RANDOMIZE,
+                "trials")
     return out[:, :k], out[:, k:]
 
 
@@ -371,8 +440,13 @@ def _apply(statistic: Statistic, sums: np.ndarray, n: int) -> np.ndarray:
 def _percentile(values: np.ndarray, confidence: float) -> Tuple[float, float]:
     """sacreBLEU's ``estimate_ci`` bounds: sorted[lo] and sorted[R - 1 - lo], lo = floor(R (1 - c) / 2)."""
     v = np.sort(values)
-    lo = int(math.floor(len(v) * (1 - confidence) / 2 + 1e-9))
+    lo = _tail(len(v), confidence)
     return float(v[lo]), float(v[len(v) - 1 - lo])
+
+
+def estimate(statistic: Statistic, x: np.ndarray) -> float:
+    """The statistic on all instances ``x`` [N, k] (column sums by the module's tree)."""
+    return _estimate(statistic, x)
 
 
 def _estimate(statistic: Statistic, x: np.ndarray) -> float:
@@ -399,12 +473,29 @@ def bootstrap(columns, statistic: Statistic, resamples: int = 1000, confidence: 
     >>> iv.estimate, 0.0 <= iv.low <= iv.estimate <= iv.high <= 1.0, iv.resamples
     (0.6, True, 100)
     """
-    x = _columns(columns)
-    resamples, seed = _check_count(resamples, "resamples"), _check_seed(seed)
+    x = _columns(columns, min_n=MIN_INSTANCES)
     confidence = _check_confidence(confidence)
-    values = _apply(statistic, _sums(x.T, resamples, seed, _BOOTSTRAP), len(x))
+    resamples, seed = check_resamples(resamples, confidence), _check_seed(seed)
+    values = _apply(statistic, _sums(x.T, resamples, seed, _BOOTSTRAP, "resamples"), len(x))
+    return interval_of(values, _estimate(statistic, x), confidence, seed)
+
+
+def interval_of(values: np.ndarray, estimate: float, confidence: float, seed: int) -> Interval:
+    """The percentile interval of resampled scores ``values`` (the second half of :func:`bootstrap`;
+    scores from :func:`resample_sums` of the same seed give the same interval)."""
     low, high = _percentile(values, confidence)
-    return Interval(_estimate(statistic, x), low, high, resamples, confidence, seed, "percentile bootstrap")
+    return Interval(estimate, low, high, len(values), confidence, seed, "percentile bootstrap")
+
+
+def paired_of(values_a: np.ndarray, values_b: np.ndarray, score_a: float, score_b: float,
+              confidence: float, seed: int) -> Comparison:
+    """The paired-bootstrap test from the two systems' scores on the same resamples (the second
+    half of :func:`paired_bootstrap`)."""
+    diff_star = values_b - values_a
+    d = score_b - score_a
+    p = (1 + int(np.count_nonzero(np.abs(diff_star - d) >= abs(d)))) / (len(diff_star) + 1)
+    low, high = _percentile(diff_star, confidence)
+    return Comparison(score_a, score_b, d, low, high, p, "paired bootstrap", len(diff_star), confidence, seed)
 
 
 def paired_bootstrap(cols_a, cols_b, statistic: Statistic, resamples: int = 1000, confidence: float = 0.95,
@@ -435,17 +526,13 @@ def paired_bootstrap(cols_a, cols_b, statistic: Statistic, resamples: int = 1000
     ...
     ValueError: paired test: system A has 50 instances but B has 49 (both must score the same instances, in the same order)
     """
-    a, b = _pair(cols_a, cols_b)
-    resamples, seed = _check_count(resamples, "resamples"), _check_seed(seed)
+    a, b = _pair(cols_a, cols_b, MIN_INSTANCES)
     confidence = _check_confidence(confidence)
+    resamples, seed = check_resamples(resamples, confidence), _check_seed(seed)
     k, n = a.shape[1], len(a)
-    sums = _sums(np.concatenate([a.T, b.T]), resamples, seed, _BOOTSTRAP)
-    diff_star = _apply(statistic, sums[:, k:], n) - _apply(statistic, sums[:, :k], n)
-    score_a, score_b = _estimate(statistic, a), _estimate(statistic, b)
-    d = score_b - score_a
-    p = (1 + int(np.count_nonzero(np.abs(diff_star - d) >= abs(d)))) / (resamples + 1)
-    low, high = _percentile(diff_star, confidence)
-    return Comparison(score_a, score_b, d, low, high, p, "paired bootstrap", resamples, confidence, seed)
+    sums = _sums(np.concatenate([a.T, b.T]), resamples, seed, _BOOTSTRAP, "resamples")
+    return paired_of(_apply(statistic, sums[:, :k], n), _apply(statistic, sums[:, k:], n),
+                     _estimate(statistic, a), _estimate(statistic, b), confidence, seed)
 
 
 def approximate_randomization(cols_a, cols_b, statistic: Statistic, trials: int = 10000,
@@ -470,9 +557,11 @@ def approximate_randomization(cols_a, cols_b, statistic: Statistic, trials: int 
     >>> c.difference, c.p_value == 1 / 1000, c.method
     (1.0, True, 'approximate randomization')
     """
-    a, b = _pair(cols_a, cols_b)
+    a, b = _pair(cols_a, cols_b, MIN_INSTANCES)
     trials, seed = _check_count(trials, "trials"), _check_seed(seed)
-    ci = paired_bootstrap(a, b, statistic, _check_count(ci_resamples, "ci_resamples"), confidence, seed)
+    _check_size(trials, 2 * a.shape[1], "trials")  # before the interval's work
+    ci = paired_bootstrap(a, b, statistic, check_resamples(ci_resamples, confidence, "ci_resamples"),
+                          confidence, seed)
     n = len(a)
     sa, sb = randomized_sums(a, b, trials, seed)
     spread = np.abs(_apply(statistic, sa, n) - _apply(statistic, sb, n))

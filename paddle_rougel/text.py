@@ -15,7 +15,15 @@ signature.  They apply to ``str`` inputs only; token lists are scored as given.
   characters outside ``[a-z0-9]`` is a separator (so non-ASCII letters are
   dropped, as there); ``stem=True`` adds its Porter stemming (from ``nltk``,
   rouge-score's own dependency) of words longer than 3 characters;
-* a callable ``str -> sequence of tokens``.
+* a callable ``str -> str or ordered sequence of tokens`` (a list, tuple or
+  iterator, read once; a set, mapping or view of one is refused: it has no
+  order).  Its name is its identity in states, signatures and ``compare()``:
+  a module-level function (or a class's method, or a builtin) is known by its
+  qualified name; anything else (a lambda, a function defined inside another,
+  a ``functools.partial``, a bound method, a callable object) must be named,
+  ``tokenize=("my_tokenizer", f)``, or is refused.  An exception it raises
+  comes back as :class:`TokenizerError` naming the input (instance, side) and
+  the tokenizer, the original as ``__cause__``.
 
 ``normalize``: ``"none"`` (default) or ``"nows"`` (drop every whitespace
 character: the DuReader contest's rule).  ``"nows"`` goes with ``"char"`` (or a
@@ -32,14 +40,20 @@ combination is an error.  ``lowercase``: lowercase before tokenizing.
 '北京上海'
 >>> TextSettings().signature()
 'tok:char|norm:none|lc:no'
+>>> TextSettings(tokenize=("bar", lambda t: t.split("|"))).signature()
+'tok:custom:bar|norm:none|lc:no'
 """
 from __future__ import annotations
 
+import functools
 import re
+import types
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Tuple, Union
 
-__all__ = ["TextSettings", "TOKENIZERS", "NORMALIZERS"]
+from .inputs import as_str, unordered
+
+__all__ = ["TextSettings", "TokenizerError", "TOKENIZERS", "NORMALIZERS"]
 
 TOKENIZERS = ("char", "whitespace", "zh", "jieba", "rouge_score")
 NORMALIZERS = ("none", "nows")
@@ -50,6 +64,97 @@ _CJK = ("\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400
         "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f")
 _ZH_RE = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+|[^\\s{_CJK}]")
 _NON_ALNUM_RE = re.compile(r"[^a-z0-9]+")
+
+
+_NAME_RE = re.compile(r"[\w.:+/@=-]+")  # a tokenizer's name: no '|' (the signature's separator), no '<'
+_HOW = ("name it: tokenize=(\"my_tokenizer\", f) (the name is its identity: give different "
+        "tokenizers different names), or pass a module-level function")
+
+
+class TokenizerError(ValueError):
+    """A ``tokenize`` callable raised: the message names the input (``instance 3, reference 1``,
+    ``sentence k``, ``entity k``) and the tokenizer; the callable's exception is ``__cause__``."""
+
+
+def _stable_name(f: Callable) -> str:
+    """The qualified name of a callable no other tokenizer can share, or a ValueError saying
+    how to name it."""
+    q = getattr(f, "__qualname__", None)
+    owner = getattr(f, "__self__", None)
+    if isinstance(f, functools.partial):
+        why = "a functools.partial"
+    elif not isinstance(q, str):
+        why = f"a {type(f).__name__} object (it has no qualified name)"
+    elif "<lambda>" in q:
+        why = "a lambda"
+    elif "<locals>" in q:
+        why = f"a function defined inside another ({q})"
+    elif owner is not None and not isinstance(owner, (type, types.ModuleType)):
+        why = f"a method bound to a {type(owner).__name__} object ({q}: every such object's method has that name)"
+    else:
+        return q
+    raise ValueError(f"tokenize: {why} cannot be told apart from other tokenizers (states, merges "
+                     f"and compare() know a tokenizer by its name); {_HOW}")
+
+
+def _custom_identity(tok: Any) -> Optional[Tuple[str, Optional[Callable]]]:
+    """(name, callable) of a custom tokenizer (callable None: a name from a state file), or None
+    for a built-in one; invalid ones are errors."""
+    if isinstance(tok, tuple):
+        if len(tok) != 2 or not isinstance(tok[0], str) or not callable(tok[1]):
+            raise TypeError(f"tokenize=(name, callable) needs a str name and a callable, got {tok!r}")
+        if not _NAME_RE.fullmatch(tok[0]):
+            raise ValueError(f"tokenize: the name {tok[0]!r} must be letters, digits and . _ : + / @ = - "
+                             "(it is printed in signatures)")
+        return tok
+    if isinstance(tok, str):
+        if not tok.startswith("custom:"):
+            return None
+        name = tok[len("custom:"):]  # from a state file: comparable, not runnable
+        if not _NAME_RE.fullmatch(name):  # e.g. "<lambda>" from a version that allowed it
+            raise ValueError(f"tokenize {tok!r} names a tokenizer that cannot be told apart from "
+                             "others (an unnamed lambda or local function): such a state cannot be "
+                             f"combined; score again with a named tokenizer ({_HOW})")
+        return name, None
+    if callable(tok):
+        return _stable_name(tok), tok
+    return None
+
+
+def _checked(f: Callable, name: str) -> Callable[[str], Any]:
+    """``f`` returning a str (scored per character) or a tuple of tokens, its errors named."""
+    label = f"tokenize callable {name!r}"
+
+    def base(t):
+        try:
+            out = f(t)
+        except Exception as e:  # noqa: BLE001 - the callable's own, re-raised with its place
+            raise TokenizerError(f"{label} raised {type(e).__name__}: {e}") from e
+        tp = type(out)
+        if tp is tuple or tp is str:  # the common results, checked first
+            return out
+        if tp is list:
+            return tuple(out)
+        return _result(out, label)
+    return base
+
+
+def _result(out: Any, label: str) -> Any:
+    """The tokens of a tokenizer's result that is not a list, tuple or str (the slow path)."""
+    if isinstance(out, str):
+        return as_str(out)  # a subclass: its str value
+    want = "return a str or an ordered sequence of tokens (list, tuple, iterator)"
+    if unordered(out):
+        raise TypeError(f"{label} returned {unordered(out)}, which has no order; {want}")
+    try:
+        it = iter(out)
+    except TypeError:
+        got = "None" if out is None else type(out).__name__
+        raise TypeError(f"{label} returned {got}; {want}") from None
+    try:
+        return tuple(it)  # an iterator: read once
+    except Exception as e:  # noqa: BLE001 - a generator's own error, re-raised with its place
+        raise TokenizerError(f"{label} raised {type(e).__name__} while its result was read: {e}") from e
 
 
 def _zh(text: str) -> tuple:
@@ -91,7 +196,9 @@ class TextSettings:
     """How ``str`` inputs become tokens; part of each metric's settings and signature.
 
     Two settings are equal when their ``config()`` is: a callable tokenizer is
-    known by its qualified name (a state loaded from a file holds that name).
+    known by its name (the qualified name of a module-level function, or the
+    name given as ``tokenize=(name, f)``; a state loaded from a file holds it as
+    ``"custom:<name>"``).
     """
 
     tokenize: Union[str, Callable] = "char"
@@ -101,14 +208,13 @@ class TextSettings:
 
     def __post_init__(self):
         tok = self.tokenize
-        if isinstance(tok, str) and tok.startswith("custom:"):
-            pass  # the name of a callable, from a state file: comparable, not runnable
-        elif not callable(tok) and tok not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {', '.join(TOKENIZERS)} or a callable, "
-                             f"got {tok!r}")
+        custom = _custom_identity(tok)  # (name, callable or None): errors say how to name it
+        if custom is None and tok not in TOKENIZERS:
+            raise ValueError(f"tokenize must be one of {', '.join(TOKENIZERS)}, a callable or "
+                             f"(name, callable), got {tok!r}")
+        object.__setattr__(self, "_custom", custom)
         if self.normalize not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}, got {self.normalize!r}")
-        custom = callable(tok) or str(tok).startswith("custom:")
         if self.normalize == "nows" and tok != "char" and not custom:
             raise ValueError(f"normalize='nows' removes the spaces that tokenize={tok!r} splits on "
                              "(words would be glued together): use normalize='none'")
@@ -139,12 +245,11 @@ class TextSettings:
     def tokenizer(self) -> Callable[[str], Any]:
         """``str -> str or tuple of tokens`` (a ``str`` result is scored per character)."""
         tok, norm, lc = self.tokenize, self.normalize, self.lowercase
-        if isinstance(tok, str) and tok.startswith("custom:"):
-            raise ValueError(f"these settings name a custom tokenizer ({tok}); pass the callable itself")
-        if callable(tok):
-            def base(t, _f=tok):  # a str stays characters; any other result a tuple of tokens
-                out = _f(t)
-                return out if isinstance(out, str) else tuple(out)
+        if self._custom is not None:
+            name, f = self._custom
+            if f is None:
+                raise ValueError(f"these settings name a custom tokenizer ({tok}); pass the callable itself")
+            base = _checked(f, name)  # a str stays characters; any other result a tuple of tokens
         elif tok == "char":
             base = None
         elif tok == "whitespace":
@@ -174,14 +279,14 @@ class TextSettings:
         return run
 
     def tok_name(self) -> str:
-        if callable(self.tokenize) and not isinstance(self.tokenize, str):
-            return "custom:" + getattr(self.tokenize, "__qualname__", type(self.tokenize).__name__)
+        if self._custom is not None:
+            return "custom:" + self._custom[0]
         return self.tokenize + ("+stem" if self.stem else "")
 
     def signature(self) -> str:
         return f"tok:{self.tok_name()}|norm:{self.normalize}|lc:{'yes' if self.lowercase else 'no'}"
 
     def config(self) -> dict:
-        """JSON identity (a callable is named by its qualified name)."""
+        """JSON identity (a callable is known by its name: see the class doc)."""
         return {"tokenize": self.tok_name().replace("+stem", ""),
                 "normalize": self.normalize, "lowercase": self.lowercase, "stem": self.stem}

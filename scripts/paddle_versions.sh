@@ -16,7 +16,7 @@ VERSIONS=${PADDLE_VERSIONS:-"2.6.2 3.0.0 3.1.1 3.2.2 3.3.1"}
 WORK=${PADDLE_VERSIONS_DIR:-$ROOT/.paddle-versions}
 PY=${PYTHON:-python3}
 # paddle, not paddlenlp: the device path and hapi first, then the metrics and two real gloo ranks
-TESTS=(tests/test_device.py tests/test_hapi.py tests/test_metric.py tests/test_bad_input.py
+TESTS=(tests/test_device.py tests/test_hapi.py tests/test_hapi_static.py tests/test_metric.py tests/test_bad_input.py
        tests/test_metric_hostile.py tests/test_metric_stats.py tests/test_distributed.py
        --deselect tests/test_device.py::test_paddlenlp_compat_equals_paddlenlp)
 mkdir -p "$WORK"

@@ -10,7 +10,7 @@ textbook definitions so the package can be checked against it.
   ``cur`` is non-decreasing this is the running maximum of
   ``max(prev[j], prev[j-1] + eq[j])``.
 * ``score_instance(...)``: P, R, F of one candidate against its references for
-  the multi_ref modes "max_pr", "best" and "avg".
+  the multi_ref modes "max_pr", "best", "avg", "pooled" and "best_recall".
 """
 from __future__ import annotations
 
@@ -96,10 +96,23 @@ def score_instance(cand, refs, gamma: float = 1.2, mode: str = "max_pr"):
 
     max_pr: max P and max R over references separately, then F (paddlenlp);
     best:   P, R, F of the first reference with the highest F (rouge-score);
-    avg:    means of P, R and F over the references.
+    avg:    means of P, R and F over the references;
+    pooled: ROUGE-1.5.5 -f A: R = sum of LCS / sum of reference lengths,
+            P = sum of LCS / (k * candidate length);
+    best_recall: ROUGE-1.5.5 -f B: the first reference with the highest R, its P.
     """
     n = len(_tokens(cand))
     prs = [pr(lcs(cand, ref), n, len(_tokens(ref))) for ref in refs]
+    if mode == "pooled":
+        hits = sum(lcs(cand, ref) for ref in refs)
+        rlen = sum(len(_tokens(ref)) for ref in refs)
+        p = hits / (len(refs) * n) if n else 0.0
+        r = hits / rlen if rlen else 0.0
+        return p, r, f_gamma(p, r, gamma)
+    if mode == "best_recall":
+        rs = [x[1] for x in prs]
+        k = rs.index(max(rs))
+        return prs[k][0], prs[k][1], f_gamma(prs[k][0], prs[k][1], gamma)
     if mode == "max_pr":
         p = max(x[0] for x in prs)
         r = max(x[1] for x in prs)

@@ -118,7 +118,7 @@ def test_config_errors(capsys, tmp_path):
     assert rc == 2 and out == "" and "unknown key 'gama'" in err and str(bad) in err
     rc, _, err = run(capsys, "score", "--hyp", PRED, "--ref", PRED, "--config", "nosuchpreset")
     assert rc == 2 and "no such file or preset" in err and "dureader" in err
-    for name in ("dureader", "paddlenlp", "rouge155", "t2t"):
+    for name in ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t"):
         assert os.path.isfile(os.path.join(ROOT, "configs", name + ".yaml"))
 
 
@@ -176,7 +176,7 @@ def test_score_command(capsys, tmp_path):
     assert f"rougeL|gamma:1.2|multi_ref:max_pr|tok:char|norm:nows|lc:no|v:{paddle_rougel.__version__}" in err
     rc, out, err = run(capsys, "score", "--hyp", str(hyp), "--ref", str(r1), "--tokenize", "whitespace",
                        "--config", "rouge155", "--format", "table")
-    assert rc == 0 and "ROUGE-L" in out and "rougeL|alpha:0.5|multi_ref:best|tok:whitespace|norm:none" in out
+    assert rc == 0 and "ROUGE-L" in out and "rougeL|alpha:0.5|multi_ref:pooled|tok:whitespace|norm:none" in out
 
 
 def test_jieba_is_optional(capsys, tmp_path, monkeypatch):
@@ -286,3 +286,27 @@ def test_importing_the_package_is_light():
     code = "import sys, paddle_rougel; print('paddle' in sys.modules)"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.stdout.strip() == "False", p.stderr
+
+
+def test_merge_takes_a_summary_level_state_file_with_a_rougelsum_state_dict(tmp_path, capsys):
+    """`score --summary-level --save-state` files a ROUGE-Lsum state under its own key, and a
+    json.dump(RougeLsum().state_dict()) file is filed under the same key (it was "rouge_l")."""
+    from paddle_rougel import RougeLsum
+
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a b c<n>d e\nx y\n", encoding="utf-8")
+    ref.write_text("a b d<n>d e f\nx z\n", encoding="utf-8")
+    saved = tmp_path / "s.json"
+    assert main(["score", "--hyp", str(hyp), "--ref", str(ref), "--summary-level",
+                 "--save-state", str(saved)]) == 0
+    m = RougeLsum(normalize="nows")
+    m.add_batch(["abc\nde"], [["abd\ndef"]])
+    sd = tmp_path / "sd.json"
+    sd.write_text(json.dumps(m.state_dict()), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["merge", str(saved), str(sd)]) == 0
+    got = json.loads(capsys.readouterr().out)["ROUGE-Lsum"]
+    whole = RougeLsum(normalize="nows")
+    whole.load_state_dict(json.loads(saved.read_text(encoding="utf-8")))
+    whole.merge(m)
+    assert got == round(whole.score() * 100, 2)

@@ -398,7 +398,9 @@ def test_stdout_closed_by_its_reader_is_quiet(ex):
     p.stdout.close()  # as `| head -c0`: the reader is gone before the score is printed
     err = p.stderr.read().decode()
     rc = p.wait(120)
-    assert rc == 141 and "Traceback" not in err and "error" not in err, err
+    assert rc == 0, err  # quiet: what the reader took is what it wanted
+    for word in ("Traceback", "Broken", "error", "Exception"):
+        assert word not in err, err
 
 
 @pytest.mark.skipif(SCRIPT is None, reason="console script not installed")
@@ -449,3 +451,39 @@ def test_merge_ignores_the_engine_when_comparing_signatures(capsys, ex, tmp_path
     rc, out, err = run(capsys, "merge", a, b)
     assert rc == 0, err
     assert err.splitlines()[-1].endswith("|engine:c+python")
+
+
+# ---------------------------------------------------------------- YAML aliases (issue 20.11)
+
+def _laughs(key: str) -> str:
+    """A 'billion laughs' config: 9 levels of 9 aliases under ``key`` (a few hundred bytes, 9**9 leaves)."""
+    lines = [f"{key}:", "  - &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for prev, cur in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"  - &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("key", ["gamma", "multi_ref", "lowercase"])
+def test_billion_laughs_config_is_one_line_at_once(tmp_path, key):
+    """The rejected value was formatted with repr() before truncation: 3 GB and 37 s, then
+    "out of memory".  Run under a 1 GiB address-space limit; the error names the file and aliases."""
+    cfg = _lines(tmp_path, "bomb.yaml", _laughs(key))
+    assert len(cfg.read_bytes()) < 600
+    h = _lines(tmp_path, "h.txt", "abc\n")
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+            "from paddle_rougel.cli import main; "
+            f"sys.exit(main(['score', '--hyp', {str(h)!r}, '--ref', {str(h)!r}, '--config', {str(cfg)!r}]))")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    one_error(p.returncode, p.stdout, p.stderr, str(cfg), "line 3", "alias")
+    assert len(p.stderr) < 300
+
+
+def test_rejected_config_values_are_shown_briefly(capsys, ex, tmp_path):
+    big = "[" + ", ".join(["[1, 2, 3, 4, 5, 6, 7, 8, 9]"] * 2000) + "]"
+    for text in (f"gamma: {big}\n", f"multi_ref: {big}\n", "lowercase: " + "x" * 5000 + "\n",
+                 "gamma: " + ":".join(["59"] * 3000) + "\n"):  # a base-60 integer of 17,700 digits
+        cfg = _lines(tmp_path, "big.yaml", text)
+        rc, out, err = run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1], "--config", cfg)
+        one_error(rc, out, err, cfg)
+        assert len(err) < 300, err

@@ -129,3 +129,19 @@ def test_score_summary_level_equals_rouge_score(capsys, tmp_path):
     assert rc == 0 and json.loads(merged) == {"ROUGE-Lsum": got["ROUGE-Lsum"]}
     rc, _, err = run(capsys, "score", "--hyp", hyp, "--ref", ref, "--split", "zh")
     assert rc == 2 and "--summary-level" in err
+
+
+def test_rouge155_preset_is_rouge155_default_and_best_recall(capsys, tmp_path):
+    """Issue 19: ROUGE-1.5.5 -f A (its default) pools hits and lengths; -f B takes the reference
+    with the highest recall (the preset printed 88.89, rouge-score's best-F reference)."""
+    hyp, r1, r2 = tmp_path / "h.txt", tmp_path / "r1.txt", tmp_path / "r2.txt"
+    hyp.write_text("A b, c d\n", encoding="utf-8")
+    r1.write_text("a\n", encoding="utf-8")
+    r2.write_text("a b c d e\n", encoding="utf-8")
+    args = ["score", "--hyp", hyp, "--ref", r1, "--ref", r2, "--config", "rouge155"]
+    rc, out, err = run(capsys, *args)  # R = 5/6, P = 5/8, F = 5/7
+    assert rc == 0 and json.loads(out)["ROUGE-L"] == 71.43 and "multi_ref:pooled|tok:rouge_score" in err
+    rc, out, err = run(capsys, *args, "--multi-ref", "best_recall")  # R = 1, P = 1/4, F = 0.4
+    assert rc == 0 and json.loads(out)["ROUGE-L"] == 40.0
+    rc, out, err = run(capsys, *args, "--summary-level")
+    assert rc == 0 and json.loads(out)["ROUGE-Lsum"] == 71.43

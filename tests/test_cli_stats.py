@@ -94,3 +94,39 @@ def test_compare_refuses_unaligned_text_files(capsys, tmp_path):
     b.write_text("x\n")
     rc, out, err = run(capsys, "compare", "--ref", ref, "--hyp", a, "--hyp", b)
     assert rc == 2 and "line-aligned" in err and err.count("\n") == 1
+
+
+def _one_line_error(rc, out, err, *words):
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, (w, err)
+
+
+@pytest.mark.parametrize("lines", [0, 1])
+def test_too_few_instances_are_one_line(capsys, tmp_path, lines):
+    """Issue 20.7: a one-line file printed "p_value": 0.001; an empty one 'shape (0, 3)'."""
+    h, r = tmp_path / "h.txt", tmp_path / "r.txt"
+    h.write_text("abc\n" * lines, encoding="utf-8")
+    r.write_text("abd\n" * lines, encoding="utf-8")
+    _one_line_error(*run(capsys, "score", "--hyp", h, "--ref", r, "--confidence"), "--confidence", "at least 2")
+    why = "at least 2" if lines else "no lines"  # compare names empty files first
+    _one_line_error(*run(capsys, "compare", "--hyp", h, "--hyp", r, "--ref", r), why)
+    _one_line_error(*run(capsys, "compare", "--hyp", h, "--hyp", r, "--ref", r, "--method",
+                         "approximate_randomization"), why)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["score", "--confidence", "39"], ["--confidence", "at least 40"]),
+    (["score", "--confidence", "1"], ["--confidence", "at least 40"]),
+    (["score", "--confidence", str(2 ** 31)], ["--confidence", f"resamples={2 ** 31}", "GiB"]),
+    (["score", "--confidence", str(2 ** 63)], ["--confidence", "GiB"]),
+    (["compare", "--resamples", "5"], ["--resamples", "at least 40"]),
+    (["compare", "--resamples", str(10 ** 9)], ["resamples=1000000000", "GiB"]),
+    (["compare", "--resamples", str(2 ** 63), "--method", "approximate_randomization"], ["trials=", "GiB"]),
+])
+def test_resample_counts_out_of_range_are_one_line(capsys, tmp_path, argv, words):
+    """Issue 20.7 / 20.10: too few for the level, or more than memory holds (MemoryError, SystemError)."""
+    h = tmp_path / "h.txt"
+    h.write_text("abc\nxyz\nabd\n", encoding="utf-8")
+    files = ["--hyp", h, "--ref", h] + (["--hyp", h] if argv[0] == "compare" else [])
+    _one_line_error(*run(capsys, argv[0], *files, *argv[1:]), *words)

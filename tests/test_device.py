@@ -305,6 +305,31 @@ def test_trans_func_path_through_compute_and_update():
     assert a.accumulate() == b.accumulate() > 0
 
 
+@pytest.mark.usefixtures("path")
+def test_update_takes_computes_list():
+    # m.update(m.compute(...)): compute returns a list (hapi unpacks it); both forms are taken
+    rng = np.random.default_rng(5)
+    logits, label, mask = _batch(rng)
+    want = RougeL(); want.update(logits, label, mask)
+    for conv in (lambda x: x, paddle.to_tensor):
+        m = RougeL()
+        m.update(m.compute(conv(logits), conv(label), conv(mask)))
+        np.testing.assert_array_equal(m.per_instance().fmeasure, want.per_instance().fmeasure)
+        m.update(tuple(m.compute(conv(logits), conv(label), conv(mask))))
+        assert m.count == 2 * len(label)
+    # a list of packed rows is still packed rows, not a list to unwrap
+    m = RougeL(); m.update([[2, 3, 4]]); m.update([np.array([2, 3, 4])])
+    assert m.count == 2 and m.per_instance().precision.tolist() == [2 / 3, 2 / 3]
+
+    def tf(output, label, seq_mask):
+        return [list(map(str, r)) for r in np.asarray(output)], [[list(map(str, r))] for r in np.asarray(label)]
+
+    out, lab = np.array([[1, 2, 3]]), np.array([[1, 3, 3]])
+    a = RougeL(trans_func=tf); a.update(out, lab)
+    b = RougeL(trans_func=tf); b.update(b.compute(paddle.to_tensor(out), paddle.to_tensor(lab)))
+    assert a.accumulate() == b.accumulate() > 0
+
+
 @pytest.mark.parametrize("args,exc,msg", [
     ((np.zeros((2, 3), "int64"), np.zeros((3, 3), "int64")), ValueError, "batch sizes"),
     ((np.zeros((2, 3), "float32"), np.zeros((2, 3), "int64")), TypeError, "float token ids"),

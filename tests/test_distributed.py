@@ -9,12 +9,14 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _launch(script, tmp_path, *args, timeout=240):
+def _launch(script, tmp_path, *args, timeout=240, terminal=None):
     log_dir = tmp_path / "log"
     cmd = [sys.executable, "-m", "paddle.distributed.launch", "--nproc_per_node", "2",
            "--log_dir", str(log_dir), script, *args]
     proc = subprocess.run(cmd, cwd=str(tmp_path), capture_output=True, text=True,
                           timeout=timeout)
+    if terminal is not None:
+        terminal.append(proc.stdout + proc.stderr)
     if proc.returncode != 0:
         logs = ""
         if log_dir.exists():
@@ -95,13 +97,22 @@ def test_readme_example_runs_on_two_ranks(tmp_path):
     script = os.path.join(os.path.dirname(HERE), "examples", "distributed_eval.py")
     single = subprocess.run([sys.executable, script], capture_output=True, text=True, check=True)
     want = re.search(r"rouge-l = ([0-9.]+)", single.stdout).group(1)
-    log_dir = _launch(script, tmp_path)
+    terminal = []
+    log_dir = _launch(script, tmp_path, terminal=terminal)
     got = {}
     for p in log_dir.glob("workerlog.*"):
         m = re.search(r"rank (\d)/2: rouge-l = ([0-9.]+) over (\d) local", p.read_text())
         assert m, p.read_text()[-2000:]
         got[int(m.group(1))] = (m.group(2), int(m.group(3)))
     assert got == {0: (want, 3), 1: (want, 2)}
+    # what the README and the example's docstring say: the launcher shows rank 0 only,
+    # rank 1's line is in workerlog.1
+    assert re.search(r"rank 0/2: rouge-l = ", terminal[0]) and "rank 1/2" not in terminal[0]
+    readme = open(os.path.join(os.path.dirname(HERE), "README.md"), encoding="utf-8").read()
+    for text in (readme, open(script, encoding="utf-8").read()):
+        block = text[text.index("examples/distributed_eval.py"):]
+        line1 = next(ln for ln in block.splitlines() if "rank 1/2: rouge-l" in ln)
+        assert "workerlog.1" in line1 or "workerlog.1" in block[block.index(line1):][:200], line1
 
 
 @pytest.mark.parametrize("n_eval", [96, 97])  # 97: the sampler pads one rank's shard

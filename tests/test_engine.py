@@ -355,12 +355,31 @@ def test_bad_threads_env_is_a_clear_error(monkeypatch, value):
         engine.clipped_matches(["ab"], [["ab"]], 2)
 
 
-@pytest.mark.parametrize("value,want", [("", None), ("  ", None), ("3", 3), (" 2 ", 2), ("100", 100)])
+@pytest.mark.parametrize("value,want", [("", None), ("  ", None), ("3", 3), (" 2 ", 2), ("64", 64), ("100", 64)])
 def test_threads_env_values(monkeypatch, value, want):
     monkeypatch.setenv("PADDLE_ROUGEL_THREADS", value)
     default = max(1, min(8, __import__("os").cpu_count() or 1))
     assert engine.default_threads() == (default if want is None else want)
     assert engine.lcs_length("abc", "abd") == 2
+
+
+@pytest.mark.parametrize("value", ["2147483648", "9223372036854775808", "9" * 100])
+def test_huge_threads_env_is_capped_to_the_kernel_maximum(monkeypatch, value):
+    """Issue 20.12: a count past C int ended in "signed integer is greater than maximum"."""
+    monkeypatch.setenv("PADDLE_ROUGEL_THREADS", value)
+    assert engine.default_threads() == engine.MAX_THREADS == 64
+    assert engine.lcs_batch(["abc"], [["abd"]]).lcs.tolist() == [2]
+    assert engine.clipped_matches(["ab"], [["ab"]], 2).tolist() == [[2.0, 1.0]]
+    from paddle_rougel import stats
+    assert stats.resample_sums([1.0, 2.0], 3, seed=1).shape == (3, 1)
+
+
+@pytest.mark.parametrize("value", ["1e20", "-1", "abc", "9" * 5000])
+def test_unreadable_threads_env_names_the_variable_briefly(monkeypatch, value):
+    monkeypatch.setenv("PADDLE_ROUGEL_THREADS", value)
+    with pytest.raises(ValueError, match="PADDLE_ROUGEL_THREADS") as e:
+        engine.lcs_batch(["ab"], [["ab"]])
+    assert len(str(e.value)) < 200  # a 5000-digit value is not echoed in full
 
 
 def test_threads_take_pieces_of_one_batch_and_agree():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from paddle_rougel import compute
-from paddle_rougel.integrations import paddlenlp_compute_metrics
+from paddle_rougel.integrations import paddlenlp_compute_metrics, trainer_compute_metrics
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here downloads; make sure nothing can try
 
@@ -264,6 +264,71 @@ def test_bad_arguments_fail_early():
         f((p.astype(np.float32), l))
     with pytest.raises(ValueError, match="2 predictions but 1 labels"):
         f((np.vstack([p, p]), l))
+
+
+def test_one_function_under_each_trainers_name():
+    import paddle_rougel
+
+    f = paddle_rougel.trainer_compute_metrics
+    assert paddle_rougel.paddleformers_compute_metrics is f and paddle_rougel.paddlenlp_compute_metrics is f
+    assert f is paddlenlp_compute_metrics
+
+
+def _bf16_bits(x):
+    """bfloat16 bits of float32 values (round to nearest even), as Paddle's Tensor.numpy() gives them."""
+    u = np.atleast_1d(np.asarray(x, dtype=np.float32)).view(np.uint32).astype(np.uint64)
+    k16, one = np.uint64(16), np.uint64(1)
+    return ((u + np.uint64(0x7FFF) + ((u >> k16) & one)) >> k16).astype(np.uint16)
+
+
+def test_bfloat16_logits_are_read_as_numbers_not_bits():
+    # bf16 logits reach compute_metrics as uint16 bits: the argmax of the bits picks the most
+    # negative logit (sign bit set), a silent wrong score.  Logits -1 (bits 0xBF80) everywhere
+    # but +2 (0x4000) at the right id
+    p, l = rows("今 天 天 气 很 好", "the cat sat"), rows("今 天 天 气 不 错", "the cat is")
+    want = paddlenlp_compute_metrics(FakeTokenizer())((one_hot(p), l))
+    bits = _bf16_bits(one_hot(p))
+    assert bits.dtype == np.uint16 and bits.argmax(-1)[0, 0] != p[0, 0]  # the trap is real
+    tok = FakeTokenizer()
+    assert trainer_compute_metrics(tok)((bits, l)) == want
+    assert tok.calls[0][0] == ids("今 天 天 气 很 好")
+    # Paddle itself: a bfloat16 tensor's numpy() is these bits
+    import paddle
+
+    t = paddle.to_tensor(one_hot(p)).astype("bfloat16")
+    assert t.numpy().dtype == np.uint16
+    assert trainer_compute_metrics(FakeTokenizer())((t, l)) == want
+    assert trainer_compute_metrics(FakeTokenizer())((t.numpy(), l)) == want
+
+
+def test_bfloat16_padding_rows_from_paddle_and_from_numpy():
+    # rows("...", width) pads p with -100: one_hot makes those positions all -100.0 (padded in
+    # Paddle, then cast); numpy-level padding of a uint16 array wraps -100 to 0xFF9C (a NaN)
+    p = rows("今 天 天 气 很 好", "the cat sat")
+    l = rows("今 天 天 气 不 错", "the cat is")
+    want = trainer_compute_metrics(FakeTokenizer())((one_hot(p), l))
+    bits = _bf16_bits(one_hot(p))
+    assert (bits[1, 3:] == _bf16_bits(-100.0)).all()  # the Paddle-padded rows
+    assert trainer_compute_metrics(FakeTokenizer(), mask_by_labels=False)((bits, l)) == want
+    wrapped = bits.copy()
+    wrapped[1, 3:] = np.array(-100).astype(np.uint16)
+    assert wrapped[1, 3, 0] == 0xFF9C
+    tok = FakeTokenizer()
+    assert trainer_compute_metrics(tok, mask_by_labels=False)((wrapped, l)) == want
+    assert tok.calls[0][1] == ids("the cat sat")  # no NaN row decoded as id 0 (的)
+
+
+def test_rouge_types():
+    p, l = rows("今 天 天 气 很 好"), rows("今 天 天 气 不 错")
+    out = trainer_compute_metrics(FakeTokenizer(), rouge_types=["rougeL", "rougeLsum"])((p, l))
+    assert list(out) == ["rougeL", "rougeL_precision", "rougeL_recall",
+                         "rougeLsum", "rougeLsum_precision", "rougeLsum_recall"]
+    assert out["rougeLsum"] == out["rougeL"] == pytest.approx(ZH, abs=1e-12)  # one sentence
+    assert list(trainer_compute_metrics(FakeTokenizer(), rouge_types="rougeLsum")((p, l))) == \
+        ["rougeLsum", "rougeLsum_precision", "rougeLsum_recall"]
+    for bad in ("rouge1", ["rougeL", "rouge2"], []):
+        with pytest.raises(ValueError, match="rouge1 / rouge2 are not"):
+            trainer_compute_metrics(FakeTokenizer(), rouge_types=bad)
 
 
 def test_no_paddlenlp_or_paddle_at_import():

@@ -304,7 +304,7 @@ def test_default_settings_take_the_char_path_with_the_same_scores(monkeypatch):
     fast = RougeLsum(gamma=1.0)  # the defaults: char tokens, newline split
     fast.add_batch(preds, targets)
     assert seen == [(True, True)]  # one C call in char mode, and it computed
-    slow = RougeLsum(gamma=1.0, tokenize=lambda s: tuple(s))  # the same tokens, in Python
+    slow = RougeLsum(gamma=1.0, tokenize=("chars", lambda s: tuple(s)))  # the same tokens, in Python
     slow.add_batch(preds, targets)
     assert seen == [(True, True)]  # a callable tokenizer: no C text path
     for a, b in zip(fast.per_instance(), slow.per_instance()):
@@ -385,13 +385,15 @@ def test_multi_ref_modes(path):
     rng = random.Random(5)
     cands = [random_doc(rng, 4, 10) for _ in range(60)]
     refs = [[random_doc(rng, 4, 10) for _ in range(rng.randint(1, 3))] for _ in range(60)]
-    for mode in ("best", "max_pr", "avg"):
+    for mode in ("best", "max_pr", "avg", "best_recall"):
         acc = RougeLsumAccumulator(RougeLsumSettings(gamma=1.0, multi_ref=mode))
         got = acc.add_now(make_lsum_batch(cands, refs))[0]
         for k, (c, rl) in enumerate(zip(cands, refs)):
             per = [theirs_tokens(c, r) for r in rl]
             if mode == "best":  # rouge-score's score_multi: the first highest F
                 want = per[int(np.argmax([x[2] for x in per]))]
+            elif mode == "best_recall":  # ROUGE-1.5.5 -f B: the first highest R, its P (gamma 1)
+                want = per[int(np.argmax([x[1] for x in per]))]
             elif mode == "max_pr":
                 p, r = max(x[0] for x in per), max(x[1] for x in per)
                 want = (p, r, 0.0 if p == 0 or r == 0 else 2 * p * r / (p + r))

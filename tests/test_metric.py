@@ -39,7 +39,7 @@ def test_accumulate_empty_is_zero():
     assert all(a.size == 0 for a in m.per_instance())
 
 
-@pytest.mark.parametrize("mode", ["max_pr", "best", "avg"])
+@pytest.mark.parametrize("mode", ["max_pr", "best", "avg", "pooled", "best_recall"])
 @pytest.mark.parametrize("gamma", [0.5, 1.2])
 def test_add_inst_add_batch_and_oracle_agree(mode, gamma):
     want = _expected(CANDS, REFS, gamma, mode)

@@ -45,7 +45,7 @@ from paddlenlp.metrics import RougeLForDuReader as PaddleNLPRougeLDuReader
 TOL = 1e-12
 PROPS = dict(deadline=None, derandomize=True, database=None,
              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-MODES = ["max_pr", "best", "avg"]
+MODES = ["max_pr", "best", "avg", "pooled", "best_recall"]
 GAMMAS = [0.0, 0.5, 1.0, 1.2, 10.0]
 FLUSH = [1, 3, None]  # None: the real FLUSH_AT (4096)
 

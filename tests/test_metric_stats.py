@@ -114,3 +114,15 @@ def test_default_memory_keeps_no_bleu_rows():
     m = _fed(BLEUForDuReader)
     assert m.accumulator._local == [] and "instances" not in m.state_dict()
     assert np.asarray(_fed(BLEUForDuReader, keep_instances=True).state_dict()["instances"]).shape == (300, 10)
+
+
+@pytest.mark.parametrize("cls", [RougeL, RougeLForDuReader, BLEUForDuReader])
+def test_intervals_and_tests_need_two_instances(cls):
+    """Issue 20.7: one instance reported p = 0.000999 and a zero-width interval."""
+    one = _fed(cls, CANDS[:1], REFS[:1], keep_instances=True)
+    for fn in (one.confidence_interval, lambda: compare(one, _fed(cls, REFS[0][:1], REFS[:1], keep_instances=True))):
+        with pytest.raises(ValueError, match="1 instance; an interval or a test needs at least 2"):
+            fn()
+    with pytest.raises(ValueError, match="0 instances; an interval or a test needs at least 2"):
+        cls(keep_instances=True).confidence_interval()
+    assert _fed(cls, CANDS[:2], REFS[:2], keep_instances=True).confidence_interval().resamples == 1000

@@ -157,14 +157,68 @@ def test_reduce_refs_modes_against_oracle():
     ref_lists += [["abxx", "abyy"], ["a", "abxx"], ["a", "ab", "abcd"]]
     from paddle_rougel import lcs_batch
     res = lcs_batch(cands, ref_lists)
-    p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
-    for mode in ("max_pr", "best", "avg"):
+    counts = scoring.pair_counts(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len)
+    p, r = scoring.precision_recall(*counts)
+    for mode in scoring.MULTI_REF_MODES:
         for g in (0.5, 1.2):
-            P, R, F = scoring.reduce_refs(p, r, res.offsets, mode, lambda a, b: scoring.f_gamma(a, b, g))
+            P, R, F = scoring.reduce_refs(p, r, res.offsets, mode, lambda a, b: scoring.f_gamma(a, b, g),
+                                          counts)
             for i, (c, refs) in enumerate(zip(cands, ref_lists)):
                 want = oracle.score_instance(c, refs, gamma=g, mode=mode)
                 got = (P[i], R[i], F[i])
                 assert got == pytest.approx(want, rel=1e-12, abs=1e-15), (mode, g, i)
+
+
+def test_multi_ref_pooled_and_best_recall_rouge155_examples():
+    """ROUGE-1.5.5 (-f A, -f B, alpha 0.5) on the examples of issue 19: pooled counts, and the
+    reference with the highest recall (not F) with its own P."""
+    from paddle_rougel import compute
+
+    out = compute(["a b"], [["a", "a b c"]], tokenize="whitespace", alpha=0.5, multi_ref="pooled",
+                  rouge_types=["rougeL", "rougeLsum"])
+    for t in ("rougeL", "rougeLsum"):
+        assert (out[f"{t}_recall"], out[f"{t}_precision"], out[t]) == (0.75, 0.75, 0.75)
+    out = compute(["a b c d"], [["a", "a b c d e"]], tokenize="whitespace", alpha=0.5,
+                  multi_ref="best_recall", rouge_types=["rougeL", "rougeLsum"])
+    for t in ("rougeL", "rougeLsum"):
+        assert (out[f"{t}_recall"], out[f"{t}_precision"]) == (1.0, 0.25)
+        assert out[t] == pytest.approx(0.4, rel=1e-15)
+    # ties in R: the first such reference (P 1/2 before P 1), as ROUGE-1.5.5's strict '>'
+    p, r = np.array([0.5, 1.0]), np.array([0.5, 0.5])
+    P, R, F = scoring.reduce_refs(p, r, np.array([0, 2]), "best_recall", scoring.f_alpha)
+    assert P.tolist() == [0.5] and R.tolist() == [0.5]
+    with pytest.raises(ValueError, match="counts"):
+        scoring.reduce_refs(p, r, np.array([0, 2]), "pooled", scoring.f_alpha)
+
+
+def test_pooled_states_merge_exactly_and_instances_match_the_score():
+    """pooled reduces each instance's counts before the fold: the state (sums of per-instance
+    P, R, F) merges exactly, and the per-instance rows (bootstrap) average to the score."""
+    from paddle_rougel.accumulators import RougeLsumAccumulator, RougeLAccumulator
+    from paddle_rougel.inputs import make_batch
+    from paddle_rougel.lsum import make_lsum_batch
+    from paddle_rougel.settings import RougeLSettings, RougeLsumSettings
+
+    rng = random.Random(19)
+    cands = [" ".join(rng.choice("abc") for _ in range(rng.randrange(0, 8))) for _ in range(60)]
+    refs = [[" ".join(rng.choice("abcd") for _ in range(rng.randrange(0, 8)))
+             for _ in range(rng.randrange(1, 5))] for _ in range(60)]
+    for mode in ("pooled", "best_recall"):
+        for cls, st, mk in ((RougeLAccumulator, RougeLSettings, make_batch),
+                            (RougeLsumAccumulator, RougeLsumSettings, make_lsum_batch)):
+            s = st(gamma=1.0, multi_ref=mode)
+            whole, a, b = cls(s, keep_instances=True), cls(s, keep_instances=True), cls(s, keep_instances=True)
+            whole.add(mk(cands, refs))
+            a.add(mk(cands[:25], refs[:25]))
+            b.add(mk(cands[25:], refs[25:]))
+            a.merge(b.state_dict())
+            assert a.scores() == pytest.approx(whole.scores(), rel=1e-13)  # sums in another order
+            cols = a.instance_columns()
+            assert cols.tolist() == whole.instance_columns().tolist()
+            assert cols[:, 2].mean() == pytest.approx(whole.score(), rel=1e-12)
+            for i, (c, rl) in enumerate(zip(cands, refs)):  # one line: the union LCS is the LCS
+                want = oracle.score_instance(c, rl, 1.0, mode)
+                assert cols[i].tolist() == pytest.approx(list(want), rel=1e-12, abs=1e-15), (mode, i)
 
 
 def test_reduce_refs_best_takes_first_on_ties():
@@ -191,3 +245,23 @@ def test_reduce_refs_one_reference_each_returns_new_arrays_equal_to_the_general_
     # pass-through, whose P would be p itself
     got = scoring.reduce_refs(p, r, np.array([0, 0, 1, 3]), "max_pr", f)
     assert got[0].tolist() == [0.5, 0.5, 1.0]
+
+
+def test_compute_preset_and_overrides():
+    from paddle_rougel import compute
+    from paddle_rougel.config import ConfigError, preset
+
+    cand, refs = ["A b, c d"], [["a", "a b c d e"]]
+    with_preset = compute(cand, refs, preset="rouge155")
+    spelled = compute(cand, refs, alpha=0.5, multi_ref="pooled", tokenize="rouge_score")
+    assert with_preset == spelled and with_preset["rougeL"] == pytest.approx(5 / 7, rel=1e-15)
+    # a setting given replaces the preset's; a gamma replaces its alpha
+    assert compute(cand, refs, preset="rouge155", multi_ref="best_recall")["rougeL"] == pytest.approx(0.4)
+    out = compute(cand, refs, preset="rouge155", gamma=1.2)
+    assert out["signature"].startswith("rougeL|gamma:1.2|multi_ref:pooled|tok:rouge_score|")
+    # without a preset, None settings are the defaults
+    assert compute(["ab"], ["ab"])["signature"].startswith("rougeL|gamma:1.2|multi_ref:max_pr|tok:char|norm:none|")
+    assert preset("dureader") == {"gamma": 1.2, "multi_ref": "max_pr", "tokenize": "char", "normalize": "nows"}
+    for bad in ("nosuch", "./rouge155.yaml", 3):
+        with pytest.raises(ConfigError, match="preset must be one of"):
+            compute(cand, refs, preset=bad)

@@ -117,10 +117,10 @@ def test_full_results_identical_across_back_ends(on_backend):
 
 # ------------------------------------------------------------------ BLEU
 
-def _bleu_acc(n, match, candi, bp_c, bp_r):
+def _bleu_acc(n, match, candi, bp_c, bp_r, count):
     acc = BleuAccumulator(BleuSettings(n_size=n))
     state = acc.state_dict()
-    state["states"].update(match_ngram=list(match), candi_ngram=list(candi), bp_c=bp_c, bp_r=bp_r, count=1)
+    state["states"].update(match_ngram=list(match), candi_ngram=list(candi), bp_c=bp_c, bp_r=bp_r, count=count)
     acc.load_state_dict(state)
     return acc.score()
 
@@ -130,12 +130,15 @@ def test_bleu_statistic_equals_accumulator_score():
     for n in (1, 2, 4):
         stat = stats.bleu_statistic(n)
         for _ in range(200):
-            candi = g.integers(0, 60, n).astype(float)
+            # corpus sums a run can give (paddle_rougel/invariants.py): count candidates of bp_c
+            # tokens in all have between bp_c - (k - 1) count and bp_c - (k - 1) k-grams
+            count, bp_c, bp_r = int(g.integers(1, 20)), float(g.integers(0, 80)), float(g.integers(1, 80))
+            lo, hi = np.maximum(bp_c - np.arange(n) * count, 0), np.maximum(bp_c - np.arange(n), 0)
+            candi = np.floor(lo + (hi - lo) * g.random(n))
             match = np.floor(candi * g.random(n) * g.integers(0, 2)) + g.random(n).round(1) * (candi > 0)
             match = np.minimum(match, candi)
-            bp_c, bp_r = float(g.integers(0, 80)), float(g.integers(1, 80))
             row = np.concatenate([match, candi, [bp_c, bp_r]])[None, :]
-            assert stat(row, 1)[0] == _bleu_acc(n, match, candi, bp_c, bp_r)
+            assert stat(row, count)[0] == _bleu_acc(n, match, candi, bp_c, bp_r, count)
 
 
 def test_bleu_bootstrap_from_resampled_corpus_sums_by_hand():
@@ -151,9 +154,10 @@ def test_bleu_bootstrap_from_resampled_corpus_sums_by_hand():
     assert values[1] == pytest.approx(math.exp(1 - 16 / 14) * math.sqrt(11 / 14 * 5 / 11), rel=1e-14)
     # corpus BLEU of the resample, not the mean of its sentence BLEUs (instance 1 has BLEU 1e-154)
     assert values[0] > 0.6
-    iv = stats.bootstrap(cols, stat, resamples=2, seed=0)
-    assert (iv.low, iv.high) == (min(values), max(values))
-    assert iv.estimate == _bleu_acc(2, [10, 4], [12, 9], 12.0, 13.0)
+    iv = stats.bootstrap(cols, stat, resamples=40, seed=0)  # the fewest at 95%: sorted[1], sorted[38]
+    v40 = np.sort(stat(stats.resample_sums(cols, 40, seed=0), 3))
+    assert (iv.low, iv.high) == (v40[1], v40[38])
+    assert iv.estimate == _bleu_acc(2, [10, 4], [12, 9], 12.0, 13.0, 3)
 
 
 def test_bleu_statistic_checks_layout():
@@ -215,7 +219,7 @@ def test_paired_tests_hold_their_level_under_the_null():
         a = np.clip(base + g.normal(0, 0.1, 100), 0, 1)
         b = np.clip(base + g.normal(0, 0.1, 100), 0, 1)
         rejections["bs"] += stats.paired_bootstrap(a, b, ms, 1000, seed=rep).p_value < 0.05
-        rejections["ar"] += stats.approximate_randomization(a, b, ms, 1000, seed=rep, ci_resamples=1).p_value < 0.05
+        rejections["ar"] += stats.approximate_randomization(a, b, ms, 1000, seed=rep, ci_resamples=40).p_value < 0.05
     assert 30 <= rejections["bs"] <= 70 and 30 <= rejections["ar"] <= 70, rejections
 
 
@@ -243,3 +247,68 @@ def test_bad_arguments_refused(kwargs, error):
     args = {"columns": [1.0, 2.0, 3.0], "statistic": stats.mean_statistic(), **kwargs}
     with pytest.raises(error):
         stats.bootstrap(**args)
+
+
+# ------------------------------------------------------------------ limits (issue 20.7, 20.10)
+
+def _fewest(confidence):
+    """Independent oracle: the smallest R with floor(R (1 - c) / 2) >= 1, in exact arithmetic."""
+    from fractions import Fraction
+    c = Fraction(str(confidence))
+    r = 1
+    while r * (1 - c) / 2 < 1:
+        r += 1
+    return r
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "paired_bootstrap", "approximate_randomization"])
+@pytest.mark.parametrize("n", [0, 1])
+def test_fewer_than_two_instances_are_refused(test, n):
+    """One instance gave p = 0.000999 and a zero-width '95%' interval; none said 'shape (0, 3)'."""
+    x, ms = np.full((n, 3), 0.729), stats.mean_statistic(2)
+    call = (lambda: stats.bootstrap(x, ms)) if test == "bootstrap" else \
+        (lambda: getattr(stats, test)(x, x + 0.1, ms))
+    with pytest.raises(ValueError, match=f"{n} instances?; an interval or a test needs at least 2"):
+        call()
+    assert stats.bootstrap(np.array([[0.5], [1.0]]), stats.mean_statistic()).low == 0.5  # two will do
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999])
+def test_resamples_too_few_for_the_level_are_refused(confidence):
+    """resamples=1 gave an interval that excluded its own estimate (0.729 outside [0.625, 0.625])."""
+    need = _fewest(confidence)
+    assert stats.min_resamples(confidence) == need
+    x = np.array([0.5, 0.75, 1.0, 0.625, 0.729])
+    for call in (lambda r: stats.bootstrap(x, stats.mean_statistic(), r, confidence),
+                 lambda r: stats.paired_bootstrap(x, x[::-1], stats.mean_statistic(), r, confidence),
+                 lambda r: stats.approximate_randomization(x, x[::-1], stats.mean_statistic(), 10, confidence,
+                                                           ci_resamples=r)):
+        for r in (1, need - 1):
+            with pytest.raises(ValueError, match=f"resamples={r} is too few .* at least {need}"):
+                call(r)
+        call(need)
+    iv = stats.bootstrap(x, stats.mean_statistic(), need, confidence)
+    values = np.sort(stats.resample_sums(x, need)[:, 0] / 5)
+    assert (iv.low, iv.high) == (values[1], values[-2])  # one resample left out on each side
+    assert stats.approximate_randomization(x, x, stats.mean_statistic(), trials=1).p_value == 1.0  # trials: any
+
+
+@pytest.mark.parametrize("count", [2 ** 31, 10 ** 9, 2 ** 63, 2 ** 100])
+def test_unallocatable_resample_counts_are_refused_before_allocating(count):
+    """They ended in MemoryError, 'SystemError: deallocated bytearray object has exported buffers'
+    or 'Python int too large to convert to C ssize_t'."""
+    x = np.random.default_rng(0).random((10, 10))
+    ms = stats.mean_statistic()
+    calls = {"resamples": [lambda: stats.bootstrap(x, ms, count), lambda: stats.resample_sums(x, count),
+                           lambda: stats.paired_bootstrap(x, x, ms, count),
+                           lambda: stats.approximate_randomization(x, x, ms, 10, ci_resamples=count)],
+             "trials": [lambda: stats.approximate_randomization(x, x, ms, count),
+                        lambda: stats.randomized_sums(x, x, count)]}
+    for name, fns in calls.items():
+        for fn in fns:
+            with pytest.raises(ValueError, match=rf"{name}={count} needs .* GiB .* the limit is 1 GiB"):
+                fn()
+    limit = stats.MAX_BYTES // ((10 + 4) * 8)
+    assert stats.resample_sums(x[:, :1], 1000).shape == (1000, 1)
+    with pytest.raises(ValueError, match=f"at most {limit} resamples"):
+        stats.resample_sums(x, limit + 1)

@@ -100,15 +100,17 @@ def test_text_settings_are_part_of_the_state_and_the_signature():
     assert "tok:whitespace" in a.signature() and "tok:char" in b.signature()
 
 
-def test_custom_tokenizer_is_named_and_refuses_other_callables():
-    def split_on_bar(t):
-        return t.split("|")
+def split_on_bar(t):  # module level: known by its qualified name
+    return t.split("|")
 
+
+def test_custom_tokenizer_is_named_and_refuses_other_callables():
     a = RougeL(tokenize=split_on_bar, gamma=1.0)
     a.add_inst("x|y", ["x|z"])
     assert a.score() == 0.5
-    assert "tok:custom:test_custom_tokenizer_is_named_and_refuses_other_callables.<locals>.split_on_bar" \
-        in a.signature()
+    assert "|tok:custom:split_on_bar|" in a.signature()
+    named = RougeL(tokenize=("bars", lambda t: t.split("|")), gamma=1.0)  # anything else is named
+    assert "|tok:custom:bars|" in named.signature()
     with pytest.raises(ValueError, match="different settings"):
         RougeL(tokenize=str.split).merge(a)
 

@@ -504,5 +504,7 @@ static struct PyModuleDef moddef = {
 PyMODINIT_FUNC PyInit__lcs(void) {
     PyObject *m = PyModule_Create(&moddef);
     if (m && PyModule_AddIntConstant(m, "LSUM_SCRATCH", (long)LSUM_DEFAULT_SCRATCH) < 0) Py_CLEAR(m);
+    /* the most threads run_partitioned uses (engine.default_threads caps PADDLE_ROUGEL_THREADS to it) */
+    if (m && PyModule_AddIntConstant(m, "MAX_THREADS", PARTITION_MAX_THREADS) < 0) Py_CLEAR(m);
     return m;
 }

@@ -95,6 +95,36 @@ static PyObject *where(Py_ssize_t inst, Py_ssize_t ref) {
     return PyUnicode_FromFormat("instance %zd, reference %zd", inst, ref);
 }
 
+/* "a set" / "a mapping" / "a mapping view" when obj has no order to read items in (sets,
+ * dicts, their views, any registered collections.abc Set / Mapping), else NULL; *err is set
+ * when the check itself failed.  The words of inputs.unordered, which the Python engine uses. */
+static const char *unordered(PyObject *obj, int *err) {
+    static PyObject *abc[3];  /* Set, Mapping, MappingView: imported once (the GIL is held) */
+    static const char *const what[3] = {"a set", "a mapping", "a mapping view"};
+    *err = 0;
+    if (PyAnySet_Check(obj)) return what[0];
+    if (PyDict_Check(obj)) return what[1];
+    if (!abc[0]) {
+        PyObject *mod = PyImport_ImportModule("collections.abc");
+        if (!mod) { *err = 1; return NULL; }
+        PyObject *found[3] = {PyObject_GetAttrString(mod, "Set"), PyObject_GetAttrString(mod, "Mapping"),
+                              PyObject_GetAttrString(mod, "MappingView")};
+        Py_DECREF(mod);
+        if (!found[0] || !found[1] || !found[2]) {
+            for (int k = 0; k < 3; k++) Py_XDECREF(found[k]);
+            *err = 1;
+            return NULL;
+        }
+        for (int k = 0; k < 3; k++) abc[k] = found[k];  /* kept for the life of the process */
+    }
+    for (int k = 0; k < 3; k++) {
+        const int rc = PyObject_IsInstance(obj, abc[k]);
+        if (rc < 0) { *err = 1; return NULL; }
+        if (rc) return what[k];
+    }
+    return NULL;
+}
+
 /* ------------------------------------------------------------ integer buffers */
 
 /* Byte order of a buffer format: 1 when its values must be byte-swapped. */
@@ -213,6 +243,18 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
     s->all_str = 0;
     const int rc = PyObject_CheckBuffer(seq) ? snap_int_buffer(s, t, seq) : 1;
     if (rc < 0) return -1;
+    if (rc == 1 && !PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {  /* the common types: no check */
+        int err;
+        const char *what = unordered(seq, &err);
+        if (err) return -1;
+        if (what) {
+            PyObject *w = where(inst, ref);
+            if (w) PyErr_Format(PyExc_TypeError, "%U: %s has no order; expected a str or a sequence of tokens",
+                                w, what);
+            Py_XDECREF(w);
+            return -1;
+        }
+    }
     if (rc == 1) {
         t->kind = TEXT_ITEMS;
         t->off = (int64_t)s->items_len;
@@ -244,6 +286,16 @@ static Py_ssize_t snap_list(Snapshot *s, PyObject *lst, Py_ssize_t i, int kind) 
             PyErr_Format(PyExc_TypeError, "instance %zd: sources must be a list, got %.100s", i,
                          type_name(lst));
         return -1;
+    }
+    if (!PyList_CheckExact(lst) && !PyTuple_CheckExact(lst)) {
+        int err;
+        const char *what = unordered(lst, &err);
+        if (err) return -1;
+        if (what) {
+            PyErr_Format(PyExc_TypeError, "instance %zd: %s is %s, which has no order; expected a list", i,
+                         kind == LISTS_OF_REFERENCES ? "ref_list" : "sources", what);
+            return -1;
+        }
     }
     size_t n = 0;
     if (take_items(lst, &s->list, &n, &s->list_cap) < 0) return -1;

@@ -1,0 +1,82 @@
+"""Run by tests/test_hapi_static.py in a process of its own (enable_static is process-wide).
+
+``python static_hapi_worker.py static DIR``: a static-graph hapi Model with every metric
+class that takes network output: fit and evaluate; saves the parameters in DIR and
+prints the results as JSON.  ``... dygraph DIR``: the same model in dygraph, loaded from
+DIR, evaluated: the numbers to compare with.  ``... refuse METRIC``: prepare a static
+Model with a text-only metric; prints the error.
+"""
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+import paddle
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("_hapi_seq2seq", os.path.join(ROOT, "examples", "hapi_seq2seq.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _metrics():
+    from paddle_rougel import RougeL, RougeLForDuReader
+
+    ex = _example()
+    vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}
+    return [RougeL(pad_id=ex.PAD, name="rl"),
+            RougeL(pad_id=ex.PAD, vocab=vocab, gamma=1.0, name="rl_vocab"),
+            RougeL(paddlenlp_compat=True, vocab=vocab, name="rl_compat"),
+            RougeLForDuReader(name="rl_dureader")]
+
+
+def _model(ex, metrics):
+    from paddle.static import InputSpec
+
+    paddle.seed(7)
+    net = ex.TinySeq2Seq()
+    model = paddle.Model(net, inputs=[InputSpec([None, ex.T], "int64", "src")],
+                         labels=[InputSpec([None, ex.T, 1], "int64", "label"),
+                                 InputSpec([None, ex.T], "int64", "seq_mask")])
+    model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=model.parameters()),
+                  ex.MaskedCE(), metrics=metrics)
+    return model
+
+
+def main():
+    mode, arg = sys.argv[1], sys.argv[2]
+    ex = _example()
+    if mode == "refuse":
+        import paddle_rougel
+
+        paddle.enable_static()
+        metric = getattr(paddle_rougel, arg)()
+        try:
+            _model(ex, [metric])
+        except TypeError as e:
+            print(json.dumps({"error": str(e)}))
+            return
+        print(json.dumps({"error": None}))
+        return
+    if mode == "static":
+        paddle.enable_static()
+    model = _model(ex, _metrics())
+    dev = ex.SyntheticPairs(96, 4)
+    out = {}
+    if mode == "static":
+        model.fit(ex.SyntheticPairs(256, 3), epochs=1, batch_size=64, verbose=0)
+        model.save(os.path.join(arg, "model"))
+    else:
+        model.load(os.path.join(arg, "model"))
+    res = model.evaluate(dev, batch_size=32, verbose=0)
+    out.update({k: float(np.asarray(v).ravel()[0]) for k, v in res.items() if k != "loss"})
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
