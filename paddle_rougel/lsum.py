@@ -263,50 +263,53 @@ def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tupl
 
 # -------------------------------------------------- pure-Python engine
 
-def _steps(masks: dict, n: int, b: Sequence, v: int):
+def _run(masks: dict, n: int, b: Sequence, v: int) -> tuple:
     """Hyyro's rows over the bit side a (masks, n bits) from row v, and per row the
     cells where rouge-score's backtrack goes left when there is no match: t[i][j-1] ==
     t[i][j] (a one in the new row) and t[i-1][j] < t[i][j] (the carry out of bit j-1).
-    Yields (row, go_left) after each token of b."""
+    Returns the last row and the go-left cells of each token of b."""
     full = (1 << n) - 1
+    go_left = []
     for t in b:
         m = masks.get(t, 0)
         u = v & m
         s = v + u
         carry_out = u | (v & ~u & ~s)
         v = (s | (v & ~m)) & full
-        yield v, v & carry_out
+        go_left.append(v & carry_out)
+    return v, go_left
 
 
 def _rows(masks: dict, n: int, b: Sequence) -> tuple:
-    """The LCS and every row's go-left cells (see :func:`_steps`): the whole table."""
-    v, go_left = (1 << n) - 1, []
-    for v, g in _steps(masks, n, b, v):
-        go_left.append(g)
+    """The LCS and every row's go-left cells (see :func:`_run`): the whole table."""
+    v, go_left = _run(masks, n, b, (1 << n) - 1)
     return n - bin(v).count("1"), go_left
 
 
-def _walk(masks: dict, b: Sequence, go_left: Callable[[int, int], int], lcs: int, n: int) -> List[Tuple[int, int]]:
-    """rouge-score's _backtrack_norec, a row at a time: left through the go-left,
-    non-matching cells; leave the row diagonally at a match or upwards.  The matches
-    as (position in ``b``, position in the bit side), increasing in both.
-    go_left(i, j): row i's go-left cells (at least its low j bits)."""
-    out, i, j = [], len(b), n
-    while lcs > 0:
+def _walk(masks: dict, b: Sequence, go_left: list, i0: int, i: int, j: int, lcs: int, out: list) -> tuple:
+    """rouge-score's _backtrack_norec, a row at a time, from row i - 1 up to row i0
+    (go_left[r - i0]: row r's go-left cells, at least their low j bits): left through the
+    go-left, non-matching cells; leave the row diagonally at a match (appended to out as
+    (position in ``b``, position in the bit side)) or upwards.  Returns (i, j, lcs) where
+    it stopped (lcs: the LCS still to find)."""
+    while lcs > 0 and i > i0:
         m = masks.get(b[i - 1], 0)
-        stop = (m | ~go_left(i - 1, j)) & ((1 << j) - 1)
+        stop = (m | ~go_left[i - 1 - i0]) & ((1 << j) - 1)
         p = stop.bit_length() - 1
         j = p + 1
         if (m >> p) & 1:
             out.append((i - 1, p))
             j, lcs = p, lcs - 1
         i -= 1
-    return out[::-1]
+    return i, j, lcs
 
 
 def backtrack_pairs(masks: dict, b: Sequence, go_left: list, lcs: int, n: int) -> List[Tuple[int, int]]:
-    """:func:`_walk` over the whole table of :func:`_rows`."""
-    return _walk(masks, b, lambda i, j: go_left[i], lcs, n)
+    """The matches of rouge-score's backtrack over the whole table of :func:`_rows`, as
+    (position in ``b``, position in the bit side), increasing in both."""
+    out: list = []
+    _walk(masks, b, go_left, 0, len(b), n, lcs, out)
+    return out[::-1]
 
 
 def _block_rows(m: int) -> int:
@@ -327,25 +330,23 @@ def _pairs(masks: dict, n: int, b: Sequence) -> List[Tuple[int, int]]:
     """:func:`backtrack_pairs` of (b, a) within SCRATCH_BYTES: the whole table of rows when it
     fits, else rows checkpointed every k and a block recomputed (up to the walk's column)
     when the walk enters it."""
-    m = len(b)
-    if m * -(-n // 64) * 8 <= SCRATCH_BYTES:
-        lcs, go_left = _rows(masks, n, b)
-        return backtrack_pairs(masks, b, go_left, lcs, n)
+    m, out = len(b), []
+    if m * -(-n // 64) * 8 <= SCRATCH_BYTES:  # (backtrack_pairs of _rows, inlined: the common case)
+        v, go_left = _run(masks, n, b, (1 << n) - 1)
+        _walk(masks, b, go_left, 0, m, n, n - bin(v).count("1"), out)
+        return out[::-1]
     k = _block_rows(m)
     marks, v = [], (1 << n) - 1  # marks[c]: the row before block c
-    for i, (row, _) in enumerate(_steps(masks, n, b, v)):
-        if i % k == 0:
-            marks.append(v)
-        v = row
-    block: list = [-1, []]
-
-    def go_left(i: int, j: int) -> int:
-        c = i // k
-        if block[0] != c:  # the walk goes up: each block once, its low j bits suffice
-            block[0], low = c, (1 << j) - 1
-            block[1] = [g for _, g in _steps(masks, j, b[c * k:c * k + k], marks[c] & low)]
-        return block[1][i - c * k]
-    return _walk(masks, b, go_left, n - bin(v).count("1"), n)
+    for c in range(0, m, k):
+        marks.append(v)
+        v = _run(masks, n, b[c:c + k], v)[0]
+    i, j, lcs = m, n, n - bin(v).count("1")
+    for c in range(len(marks) - 1, -1, -1):  # the walk goes up: each block once
+        if lcs == 0:
+            break
+        go_left = _run(masks, j, b[c * k:c * k + k], marks[c] & ((1 << j) - 1))[1]  # left of j suffices
+        i, j, lcs = _walk(masks, b, go_left, c * k, i, j, lcs, out)
+    return out[::-1]
 
 
 def _positions(masks: dict, n: int, b: Sequence) -> List[int]:
