@@ -86,11 +86,12 @@ class RougeLForDuReader(RougeL):
         The optional lists hold one item (or None) per instance; every
         instance is validated before any is counted.
 
-        >>> m = RougeLForDuReader()
-        >>> s = m.add_batch(["ab", "xy"], [["ab", "cd"], ["xz"]], yn_labels=["No", None],
-        ...                 yn_refs=[["Yes", "No"], None])
-        >>> [round(float(v), 4) for v in s.fmeasure]
-        [1.0, 0.5]
+        Examples:
+            >>> m = RougeLForDuReader()
+            >>> s = m.add_batch(["ab", "xy"], [["ab", "cd"], ["xz"]], yn_labels=["No", None],
+            ...                 yn_refs=[["Yes", "No"], None])
+            >>> [round(float(v), 4) for v in s.fmeasure]
+            [1.0, 0.5]
         """
         return self._scored(self._acc.batch(cands, ref_lists, yn_labels, yn_refs, entity_refs))
 

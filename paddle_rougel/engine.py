@@ -137,9 +137,9 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
         threads: worker threads for the C kernel (default: ``default_threads()``).
 
     Raises:
-        TypeError / ValueError naming the instance (and reference) index for
-        a ``None`` item, a bare ``str`` given as a reference list, an empty
-        reference list, unhashable tokens or mismatched lengths.
+        TypeError: (or ValueError) naming the instance (and reference) index for
+            a ``None`` item, a bare ``str`` given as a reference list, an empty
+            reference list, unhashable tokens or mismatched lengths.
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")

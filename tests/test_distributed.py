@@ -105,10 +105,10 @@ def test_readme_example_runs_on_two_ranks(tmp_path):
         assert m, p.read_text()[-2000:]
         got[int(m.group(1))] = (m.group(2), int(m.group(3)))
     assert got == {0: (want, 3), 1: (want, 2)}
-    # what the README and the example's docstring say: the launcher shows rank 0 only,
+    # what docs/distributed.md and the example's docstring say: the launcher shows rank 0 only,
     # rank 1's line is in workerlog.1
     assert re.search(r"rank 0/2: rouge-l = ", terminal[0]) and "rank 1/2" not in terminal[0]
-    readme = open(os.path.join(os.path.dirname(HERE), "README.md"), encoding="utf-8").read()
+    readme = open(os.path.join(os.path.dirname(HERE), "docs", "distributed.md"), encoding="utf-8").read()
     for text in (readme, open(script, encoding="utf-8").read()):
         block = text[text.index("examples/distributed_eval.py"):]
         line1 = next(ln for ln in block.splitlines() if "rank 1/2: rouge-l" in ln)

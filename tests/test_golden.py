@@ -1,8 +1,9 @@
-"""Golden outputs: every command the README shows, run on the shipped example files.
+"""Golden outputs: every command the README and the docs pages show, run on the shipped example files.
 
-Each ``paddle-rougel ...`` line of the README's ``bash`` blocks whose input files ship in
+Each ``paddle-rougel ...`` line of the ``bash`` blocks of README.md and docs/*.md
+(tests/markdown_docs.py) whose input files ship in
 the repository is run from the repository root; its exit status, stdout and stderr must
-equal ``tests/golden/readme_commands.json`` exactly, and every output line the README
+equal ``tests/golden/readme_commands.json`` exactly, and every output line a page
 prints under it (``# ...`` comments, ``...`` standing for any text) must be a line of the
 golden stdout.  A change of any printed number therefore fails here, where it is seen.
 
@@ -21,16 +22,17 @@ import sys
 
 import pytest
 
+from markdown_docs import blocks
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "readme_commands.json"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 UPDATE = os.environ.get("PADDLE_ROUGEL_UPDATE_GOLDEN") == "1"
 
 
 def _commands():
-    """(command, [displayed output lines]) for each README command on shipped files."""
+    """(command, [displayed output lines]) for each command of the pages on shipped files."""
     out = []
-    for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S):
+    for _, block in blocks("bash"):
         lines = block.splitlines()
         for i, line in enumerate(lines):
             cmd = line.split("&& ", 1)[1] if "&& paddle-rougel " in line else line
@@ -91,4 +93,4 @@ def test_readme_shows_the_golden_output(cmd, shown, golden):
         printed = (golden[cmd][stream] if stream else golden[cmd]["stdout"] + golden[cmd]["stderr"]).splitlines()
         pattern = ".*".join(re.escape(part) for part in line.split("..."))
         assert any(re.fullmatch(pattern, p.rstrip()) for p in printed), (
-            f"the README shows {line!r} under {cmd!r}, but it prints:\n" + "\n".join(printed))
+            f"a page shows {line!r} under {cmd!r}, but it prints:\n" + "\n".join(printed))

@@ -11,6 +11,7 @@ import re
 import warnings
 
 import pytest
+from markdown_docs import blocks
 
 import paddle_rougel
 from paddle_rougel import TokenizationHint, compute, rouge_l, rouge_lsum
@@ -203,11 +204,9 @@ def test_cli_score_english(capsys, tmp_path):
     assert rc == 0 and _warnings(err) == []
 
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
 def test_readme_commands_do_not_fire(capsys):
-    cmds = [c for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S)
+    """The commands of README.md and every docs/*.md page (tests/markdown_docs.py)."""
+    cmds = [c for _, block in blocks("bash")
             for c in block.splitlines() if c.startswith("paddle-rougel ") and "examples/" in c]
     assert len(cmds) >= 2
     for c in cmds:
@@ -217,10 +216,9 @@ def test_readme_commands_do_not_fire(capsys):
 
 
 def test_readme_python_blocks_do_not_fire(capsys):
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", README, flags=re.S)
-              if not b.startswith("# fragment")]
-    assert len(blocks) >= 5
-    for b in blocks:
+    found = [(f, b) for f, b in blocks("python") if not b.startswith("# fragment")]
+    assert len(found) >= 5
+    for f, b in found:
         with warnings.catch_warnings():
             warnings.simplefilter("error", TokenizationHint)
-            exec(compile(b, "README.md", "exec"), {"__name__": "readme"})
+            exec(compile(b, f, "exec"), {"__name__": "readme"})

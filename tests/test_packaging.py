@@ -23,7 +23,8 @@ import pytest
 from paddle_rougel import config
 
 ROOT = Path(__file__).resolve().parents[1]
-README_STDOUT = re.search(r"^# stdout: (\{.*\})$", (ROOT / "README.md").read_text(encoding="utf-8"), re.M)
+# the output docs/command-line.md shows under the README's first command
+README_STDOUT = re.search(r"^# stdout: (\{.*\})$", (ROOT / "docs" / "command-line.md").read_text(encoding="utf-8"), re.M)
 PRESET_NAMES = sorted(p.stem for p in (ROOT / "configs").glob("*.yaml"))
 C_FAILURE = "error: paddle-rougel: the C extension paddle_rougel._lcs failed to build"
 
@@ -120,7 +121,9 @@ def test_sdist_has_what_the_build_and_the_tests_need(dist):
             "tests/conftest.py", "tests/oracle.py", "tests/dist_worker.py", "tests/dist_hapi_worker.py",
             "tests/test_packaging.py", "examples/dureader/pred.jsonl", "examples/dureader/ref.jsonl",
             "examples/hapi_seq2seq.py", "examples/distributed_eval.py", "benchmarks/dureader_workload.py",
-            "scripts/check_sdist.sh"}
+            "scripts/check_sdist.sh", "mkdocs.yml", "tests/markdown_docs.py"}
+    # the pages whose blocks the tests run (tests/test_readme.py, test_golden.py, test_hints.py)
+    want |= {f"docs/{p.name}" for p in (ROOT / "docs").glob("*")}
     want |= {f"configs/{n}.yaml" for n in PRESET_NAMES}
     csrc = {str(p.relative_to(dist.src)) for p in (dist.src / "paddle_rougel" / "csrc").glob("*.[ch]")}
     assert csrc and any(c.endswith(".h") for c in csrc)

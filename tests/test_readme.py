@@ -1,27 +1,37 @@
-"""The README's Python blocks run as written (blocks marked '# fragment' are excerpts)."""
+"""The Python blocks of README.md and of every docs/*.md page run as written (blocks marked
+'# fragment' are excerpts); tests/markdown_docs.py lists the files."""
 from __future__ import annotations
-
-import pathlib
-import re
 
 import pytest
 
-README = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-RUNNABLE = [b for b in BLOCKS if not b.startswith("# fragment")]
+from markdown_docs import blocks
+
+BLOCKS = blocks("python")
+RUNNABLE = [(f, b) for f, b in BLOCKS if not b.startswith("# fragment")]
 
 
 def test_there_are_runnable_blocks():
     assert len(RUNNABLE) >= 5 and len(BLOCKS) > len(RUNNABLE)
+    assert {f for f, _ in RUNNABLE} >= {"README.md", "docs/python-api.md", "docs/getting-started.md"}
 
 
-@pytest.mark.parametrize("code", RUNNABLE, ids=[f"block{i}" for i in range(len(RUNNABLE))])
-def test_block_runs(code, capsys):
-    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+@pytest.mark.parametrize("where,code", RUNNABLE, ids=[f"{f}:block{i}" for i, (f, _) in enumerate(RUNNABLE)])
+def test_block_runs(where, code, capsys):
+    exec(compile(code, where, "exec"), {"__name__": "readme"})
+
+
+def _run_first(where, capsys):
+    code = next(b for f, b in RUNNABLE if f == where)
+    exec(compile(code, where, "exec"), {"__name__": "readme"})
+    return capsys.readouterr().out.splitlines()
 
 
 def test_printed_numbers_are_the_readme_numbers(capsys):
-    exec(compile(RUNNABLE[0], "README.md", "exec"), {"__name__": "readme"})
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == "0.7800511508951408"  # the README's comment on that line
+    out = _run_first("docs/python-api.md", capsys)
+    assert out[0] == "0.7800511508951408"  # the page's comment on that line
     assert out[-1] == "RougeL|gamma:1.2|multi_ref:max_pr|tok:char|norm:none|lc:no|v:0.1.0"
+
+
+@pytest.mark.parametrize("where", ["README.md", "docs/index.md", "docs/getting-started.md"])
+def test_first_example_prints_its_numbers(where, capsys):
+    assert _run_first(where, capsys) == ["0.7800511508951408", "0.6666666666666666"]  # the comments

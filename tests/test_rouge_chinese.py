@@ -95,7 +95,7 @@ def test_six_dots_divergence_is_not_copied():
 
 
 def test_readme_example_numbers():
-    """README, "Checked against the official scorers": the printed figures and rouge-chinese's."""
+    """docs/official-scorers.md ("Checked against the official scorers"): the printed figures and rouge-chinese's."""
     preds = ["今天天气很好，我们去公园散步。", "模型在测试集上的准确率是95%。"]
     labels = ["今天天气不错，我们去公园走走。", "模型的测试准确率为95%。"]
     theirs = [llama_factory_rouge_l(p, l)["f"] for p, l in zip(preds, labels)]
