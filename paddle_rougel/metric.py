@@ -88,7 +88,7 @@ class PaddleMetric(paddle.metric.Metric):
         return self._acc.score(self._sync())
 
     def state_dict(self) -> dict:
-        """The state as plain JSON-friendly data (see the README, "Distributed evaluation")."""
+        """The state as plain JSON-friendly data (see docs/distributed.md)."""
         return self._acc.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
