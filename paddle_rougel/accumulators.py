@@ -57,6 +57,7 @@ class Accumulator:
 
     metric_name = ""
     settings_class: type = RougeLSettings
+    reads_words = False  # True: _score passes Batch.words to the engine (strs split in C)
 
     def __init__(self, settings, keep_instances: bool = False):
         if not isinstance(settings, self.settings_class):
@@ -338,6 +339,7 @@ class RougeLAccumulator(Accumulator):
 
     metric_name = "RougeL"
     settings_class = RougeLSettings
+    reads_words = True  # batches may keep strs for the C word reader (inputs.make_batch(words=True))
 
     def _declare(self) -> None:
         for name in ("f_sum", "p_sum", "r_sum"):
@@ -376,7 +378,7 @@ class RougeLAccumulator(Accumulator):
             raise ValueError("state 'instances': P, R and F are at most 1")
 
     def _score(self, batch: Batch):
-        res = engine.lcs_batch(batch.cands, batch.ref_lists)
+        res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
         bonus = self._pair_bonus(res, batch)
         p, r = scoring.precision_recall(res.lcs, np.repeat(res.cand_len, res.ref_count), res.ref_len,
                                         0.0 if bonus is None else bonus)
@@ -665,6 +667,8 @@ class RougeLsumAccumulator(RougeLAccumulator):
     >>> acc.scores()
     Score(precision=0.75, recall=1.0, fmeasure=0.8571428571428571)
     """
+
+    reads_words = False  # its batches come from lsum.make_lsum_batch
 
     metric_name = "RougeLsum"
     settings_class = RougeLsumSettings

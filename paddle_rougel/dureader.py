@@ -96,7 +96,8 @@ class RougeLForDuReader(RougeL):
         >>> [round(float(v), 4) for v in s.fmeasure]
         [1.0, 0.5]
         """
-        batch = make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer)
+        batch = make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self._acc.n_seen(), tokenizer=self._acc.tokenizer,
+                           words=True)
         return self._scored(batch)
 
     def per_instance_bonus(self) -> np.ndarray:

@@ -120,13 +120,18 @@ def default_threads() -> int:
     return n
 
 
-def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) -> LcsResult:
+def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
+              words: Optional[tuple] = None) -> LcsResult:
     """LCS lengths of each candidate against each of its references.
 
     Args:
         cands: N candidates (str or token sequences).
         ref_lists: N non-empty lists of references.
         threads: worker threads for the C kernel (default: ``default_threads()``).
+        words: ``(mode, fold)`` from ``TextSettings.c_words()``: every text is a str split
+            into words (mode 0: ``str.split()``, lowercased first with fold; mode 1:
+            rouge-score's tokenizer), read in C; lengths then count words.  Texts that are
+            not all str are split by the Python tokenizer of the same settings.
 
     Raises:
         TypeError / ValueError naming the instance (and reference) index for
@@ -139,6 +144,16 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
         cands = list(cands)  # generators: both back ends need len() and two passes
     if not isinstance(ref_lists, (list, tuple)):
         ref_lists = list(ref_lists)
+    if words is not None:
+        if _BACKEND == "c":
+            raw = _c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), threads or default_threads())
+            if raw is not None:
+                return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
+        from .inputs import Batch, make_batch, split_words  # the Python tokenizer of the same settings
+
+        b = make_batch(cands, ref_lists)
+        split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
+        cands, ref_lists = split.cands, split.ref_lists
     if _BACKEND == "c":
         raw = _c_ext.lcs_batch(cands, ref_lists, threads or default_threads())
         return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))

@@ -66,8 +66,9 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
     if len(hypotheses) != len(references):
         raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
     tok = RougeLSettings(text=TextSettings(tokenize, normalize, lowercase, stem)).tokenizer()
-    batch = make_batch(hypotheses, [[ref] for ref in references], tokenizer=tok)  # errors name the instance
-    res = engine.lcs_batch(batch.cands, batch.ref_lists)
+    batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, words=True,
+                       snapshot=False)  # errors name the instance
+    res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
     return RougeLOutput(f, p, r)
@@ -90,6 +91,20 @@ def _ref_list(pred: Any, refs: Any, i: int) -> Any:
     return [check_tokens(refs, f"instance {i}, reference 0")]
 
 
+_SEQS = {list, tuple}
+
+
+def _one_reference_each(predictions: list, references: list) -> bool:
+    """What _ref_list decides item by item, for the two common cases at once: every reference
+    a str, or every prediction and reference a list/tuple of tokens that are not sequences."""
+    rtypes = set(map(type, references))
+    if rtypes <= {str}:
+        return True
+    if not (rtypes <= _SEQS and set(map(type, predictions)) <= _SEQS):
+        return False
+    return not {type(r[0]) for r in references if r} & {list, tuple, np.ndarray}
+
+
 def _weighting(gamma: Optional[float], alpha: Optional[float]) -> dict:
     if gamma is not None and alpha is not None:
         raise ValueError("compute: give gamma or alpha, not both")
@@ -101,8 +116,12 @@ def _rouge_l_part(predictions: list, references: list, text: TextSettings, weigh
                   multi_ref: str, per_instance: bool) -> dict:
     settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
     acc = RougeLAccumulator(settings)
-    ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer))[0]
+    if _one_reference_each(predictions, references):  # 1-tuples at C speed
+        ref_lists = list(zip(references))
+    else:
+        ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
+    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, words=True,
+                               snapshot=False))[0]
     return _part("rougeL", acc, s, per_instance), settings
 
 

@@ -31,6 +31,8 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .engine import backend as engine_backend
+
 __all__ = ["Batch", "FlatRefs", "make_batch", "plain_instance", "check_tokens", "ref_items"]
 
 
@@ -79,6 +81,9 @@ class Batch(NamedTuple):
     yn_match: Optional[tuple]   # per instance: tuple of bool per reference, or None
     entities: Optional[tuple]   # per instance: tuple of entities, or None
     tokenized: bool = False     # str inputs were turned into word tokens by text settings
+    # (mode, fold) of the C word reader: the strs are kept as given and split into words by
+    # the engine (``engine.lcs_batch(words=...)``); None: the tokens are as they are here
+    words: Optional[tuple] = None
 
     def __len__(self) -> int:  # the number of instances (not of fields)
         return len(self.cands)
@@ -92,6 +97,26 @@ def _plain(cands: Sequence, ref_lists: Sequence) -> bool:
     """Every candidate a str, every ref_list a non-empty list/tuple of str (C-speed set checks)."""
     return (set(map(type, cands)) <= _STR and set(map(type, ref_lists)) <= _SEQS
             and all(ref_lists) and set(map(type, itertools.chain.from_iterable(ref_lists))) <= _STR)
+
+
+def _token_tuples(cands: Sequence, ref_lists: Sequence, snapshot: bool) -> Optional[tuple]:
+    """(cands, ref_lists) as tuples when every candidate and reference is a list or tuple of
+    hashable tokens and every ref_list a non-empty list or tuple (checked at C speed: one
+    hash() of the whole snapshot); None otherwise (the per-instance checks name the problem).
+    snapshot=False: the outer tuples only, the token lists as given, unchecked (for a batch
+    the C reader takes at once: it snapshots them itself and names an unhashable token)."""
+    if not (set(map(type, cands)) <= _SEQS and set(map(type, ref_lists)) <= _SEQS and all(ref_lists)
+            and set(map(type, itertools.chain.from_iterable(ref_lists))) <= _SEQS):
+        return None
+    if not snapshot:
+        return tuple(cands), tuple(ref_lists)
+    c_out = tuple(map(tuple, cands))
+    r_out = tuple(tuple(map(tuple, rl)) for rl in ref_lists)
+    try:
+        hash((c_out, r_out))  # every token hashable (a str's hash is cached: cheap)
+    except Exception:  # noqa: BLE001 - the slow path raises the named error
+        return None
+    return c_out, r_out
 
 
 def plain_instance(cand: Any, ref_list: Any) -> Optional[Batch]:
@@ -222,14 +247,21 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
 
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
-               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None) -> Batch:
+               base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None,
+               words: bool = False, snapshot: bool = True) -> Batch:
     """Validate and snapshot N instances (see the module doc); errors name ``instance {base + i}``.
 
     The bonus columns hold one item (or None) per instance.  ``yn_refs`` is used
     only where ``yn_labels`` is given too (as paddlenlp), ``entity_refs`` only
     where the yes/no bonus does not apply.  ``tokenizer`` (from the text
     settings) turns every ``str`` candidate, reference and entity into tokens;
-    token lists are passed through untouched.
+    token lists are passed through untouched.  ``words=True`` (a consumer that scores
+    with ``engine.lcs_batch(..., words=batch.words)``): when the tokenizer has a C word
+    reader (``c_words``), the batch is all ``str`` and has no bonus columns, the strs are
+    kept and ``Batch.words`` says how the engine splits them.  ``snapshot=False`` (a batch
+    scored at once by the C engine, never buffered): lists of token lists are not copied
+    or checked here (the engine reads them once, names a bad token, and the caller gets
+    only numbers back).
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidates and a list of reference lists, not a str")
@@ -241,12 +273,17 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
     if _plain(cands, ref_lists):
         c_out, r_out = tuple(cands), tuple(map(tuple, ref_lists))
         plain = True
+    elif (toks := _token_tuples(cands, ref_lists, snapshot or engine_backend() != "c")) is not None:
+        (c_out, r_out), plain = toks, False
     else:
         pairs = [check_instance(c, r, base + i) for i, (c, r) in enumerate(zip(cands, ref_lists))]
         c_out = tuple(p[0] for p in pairs)
         r_out = tuple(p[1] for p in pairs)
         plain = all(type(c) is str for c in c_out) and all(
             type(r) is str for refs in r_out for r in refs)
+    cw = getattr(tokenizer, "c_words", None)
+    if words and cw is not None and plain and yn_labels is None and entity_refs is None:
+        return Batch(c_out, r_out, True, None, None, True, cw)
     if tokenizer is not None:
         c_out, r_out, plain = _tokenized(c_out, r_out, tokenizer)
     if yn_labels is None and entity_refs is None:
@@ -285,10 +322,25 @@ def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, b
     return (tuple(yn_out) if has_yn else None), (tuple(ent_out) if has_ent else None)
 
 
+def split_words(batch: Batch) -> Batch:
+    """A batch whose strs the C reader would split (``words``), split by the Python tokenizer."""
+    if batch.words is None:
+        return batch
+    mode, fold = batch.words
+    from .text import TextSettings
+
+    tok = TextSettings("whitespace", lowercase=fold) if mode == 0 else TextSettings("rouge_score")
+    c_out, r_out, plain = _tokenized(batch.cands, batch.ref_lists, tok.tokenizer())
+    return Batch(c_out, r_out, plain, batch.yn_match, batch.entities, True, None)  # (no _replace:
+    # Batch.__len__ counts instances, which NamedTuple._make mistakes for its field count)
+
+
 def concat(batches: Sequence[Batch]) -> Batch:
     """One batch of the instances of several (in order)."""
     if len(batches) == 1:
         return batches[0]
+    if len({b.words for b in batches}) > 1:  # texts kept for the C reader next to tokens
+        batches = [split_words(b) for b in batches]
     def col(name):
         if all(getattr(b, name) is None for b in batches):
             return None
@@ -300,4 +352,4 @@ def concat(batches: Sequence[Batch]) -> Batch:
     return Batch(tuple(itertools.chain.from_iterable(b.cands for b in batches)),
                  tuple(itertools.chain.from_iterable(b.ref_lists for b in batches)),
                  all(b.plain for b in batches), col("yn_match"), col("entities"),
-                 any(b.tokenized for b in batches))
+                 any(b.tokenized for b in batches), batches[0].words)

@@ -252,7 +252,8 @@ class RougeL(PaddleMetric):
         """
         tok = self._acc.tokenizer
         batch = plain_instance(cand, ref_list) if tok is None else None
-        self._acc.add(batch or make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=tok))
+        self._acc.add(batch or make_batch([cand], [ref_list], base=self._acc.n_seen(), tokenizer=tok,
+                                          words=self._acc.reads_words))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence) -> scoring.Score:
         """Score many instances in one engine call; returns their per-instance Score.
@@ -263,7 +264,7 @@ class RougeL(PaddleMetric):
         ([0.75, 1.0], 0.875)
         """
         return self._scored(make_batch(cands, ref_lists, base=self._acc.n_seen(),
-                                       tokenizer=self._acc.tokenizer))
+                                       tokenizer=self._acc.tokenizer, words=self._acc.reads_words))
 
     # --------------------------------------------------------------- results
     def scores(self) -> scoring.Score:

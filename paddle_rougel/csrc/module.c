@@ -7,6 +7,7 @@
  *   lsum_kernel.c   ROUGE-Lsum union LCS with rouge-score's backtrack (pure C)
  *   partition.c     instances split over threads by cost
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
+ *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)
  *
  * The GIL is held while tokens are read; the kernels run without it.
  * Results are bytearrays (numpy views of them are writable).
@@ -22,6 +23,7 @@
 #include "partition.h"
 #include "stats_kernel.h"
 #include "tokens.h"
+#include "words_kernel.h"
 
 /* A zero-filled bytearray of n native int64 and its data. */
 static PyObject *int64_array(Py_ssize_t n, int64_t **data) {
@@ -430,7 +432,100 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------ words from str */
+
+PyDoc_STRVAR(lcs_words_doc,
+"lcs_words(cands, ref_lists, mode, fold=False, threads=1) -> (lcs, cand_len, ref_len, ref_count) or None\n\n"
+"lcs_batch on the words of str texts, read in C: mode 0 is str.split(), mode 1\n"
+"rouge-score's tokenizer (lowercase, runs of [a-z0-9]; fold is then implied).\n"
+"fold: compare lowercased (str.lower() first; whitespace mode with lowercase).\n"
+"cands: a list or tuple of str; ref_lists: per candidate a non-empty list or\n"
+"tuple of str.  None (nothing computed) unless every item has those exact types.\n"
+"Lengths count words.");
+
+static int py_is_space(uint32_t c) { return Py_UNICODE_ISSPACE((Py_UCS4)c); }
+
+static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", NULL};
+    PyObject *cands, *lists, *result = NULL, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *rc_o = NULL;
+    int mode, fold = 0, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pi", kwlist, &cands, &lists, &mode, &fold, &threads))
+        return NULL;
+    if (mode != WORDS_SPLIT && mode != WORDS_ALNUM) {
+        PyErr_SetString(PyExc_ValueError, "lcs_words: mode must be 0 (split) or 1 (rouge_score)");
+        return NULL;
+    }
+    if (mode == WORDS_ALNUM) fold = 1;
+    if (!list_or_tuple(cands) || !list_or_tuple(lists) ||
+        PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(lists))
+        Py_RETURN_NONE;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
+    PyObject **ci = PySequence_Fast_ITEMS(cands), **li = PySequence_Fast_ITEMS(lists);
+    Py_ssize_t T = N;
+    for (Py_ssize_t i = 0; i < N; i++) {  /* types first: no Python code runs until the copy */
+        if (!PyUnicode_CheckExact(ci[i]) || !list_or_tuple(li[i]) || PySequence_Fast_GET_SIZE(li[i]) == 0)
+            Py_RETURN_NONE;
+        PyObject **items = PySequence_Fast_ITEMS(li[i]);
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(li[i]); j++)
+            if (!PyUnicode_CheckExact(items[j])) Py_RETURN_NONE;
+        T += PySequence_Fast_GET_SIZE(li[i]);
+    }
+    PyObject **objs = (PyObject **)calloc((size_t)T + 1, sizeof(PyObject *));
+    WordText *texts = (WordText *)malloc(((size_t)T + 1) * sizeof(WordText));
+    int64_t *inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
+    int64_t *words = (int64_t *)calloc((size_t)T + 1, sizeof(int64_t));
+    double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    if (!objs || !texts || !inst || !words || !cost) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0, t = 0; i < N; i++) {  /* owned references, the candidate first */
+        inst[i] = t;
+        Py_INCREF(ci[i]);
+        objs[t++] = ci[i];
+        PyObject **items = PySequence_Fast_ITEMS(li[i]);
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(li[i]); j++) {
+            Py_INCREF(items[j]);
+            objs[t++] = items[j];
+        }
+    }
+    inst[N] = T;
+    for (Py_ssize_t t = 0; t < T; t++) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(objs[t]) < 0) goto done;
+#endif
+        if (fold && !PyUnicode_IS_ASCII(objs[t])) {  /* str.lower(): exactly Python's lowercase */
+            PyObject *low = PyObject_CallMethod(objs[t], "lower", NULL);
+            if (!low) goto done;
+            Py_SETREF(objs[t], low);
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(objs[t]) < 0) goto done;
+#endif
+        }
+        texts[t].data = PyUnicode_DATA(objs[t]);
+        texts[t].len = PyUnicode_GET_LENGTH(objs[t]);
+        texts[t].kind = (int)PyUnicode_KIND(objs[t]);
+    }
+    int64_t *out, *cl, *rl, *rc;
+    if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(T - N, &rl)) ||
+        !(rc_o = int64_array(N, &rc)))
+        goto done;
+    WordsBatch W = {texts, inst, mode, fold, py_is_space, out, words};
+    for (Py_ssize_t i = 0; i < N; i++) cost[i] = words_cost(&W, (size_t)i);
+    if (run_kernel(cost, N, threads, words_range, &W) < 0) goto done;
+    for (Py_ssize_t i = 0, m = 0; i < N; i++) {
+        cl[i] = words[inst[i]];
+        rc[i] = inst[i + 1] - inst[i] - 1;
+        for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[m++] = words[t];
+    }
+    result = PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
+done:
+    if (objs)
+        for (Py_ssize_t t = 0; t < T; t++) Py_XDECREF(objs[t]);
+    free(objs); free(texts); free(inst); free(words); free(cost);
+    Py_XDECREF(lcs); Py_XDECREF(cl_o); Py_XDECREF(rl_o); Py_XDECREF(rc_o);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
      ngram_matches_doc},

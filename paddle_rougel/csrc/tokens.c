@@ -304,7 +304,41 @@ done:
 typedef struct {
     PyObject *vocab;        /* token -> id */
     uint64_t next_id;       /* ids handed out: vocab entries and self-unequal tokens */
+    /* exact str / int tokens by address, in front of the dict: a token list built from one
+     * vocabulary repeats the same objects, and the same object has the same id (the
+     * snapshot owns every token, so no address is reused while the ids are read) */
+    PyObject **pkeys;
+    tok_t *pvals;
+    size_t pcap, pcount;    /* pcap: 0 or a power of two */
 } Interner;
+
+static inline size_t ptr_slot(const Interner *in, PyObject *o) {
+    const size_t mask = in->pcap - 1;
+    size_t h = (size_t)((((uintptr_t)o >> 4) * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (in->pkeys[h] && in->pkeys[h] != o) h = (h + 1) & mask;
+    return h;
+}
+
+/* Remember o -> id (best effort: without memory the cache just stays smaller). */
+static void ptr_put(Interner *in, PyObject *o, tok_t id) {
+    if (2 * (in->pcount + 1) > in->pcap) {
+        const size_t cap = in->pcap ? 2 * in->pcap : 4096;
+        PyObject **keys = (PyObject **)calloc(cap, sizeof(PyObject *));
+        tok_t *vals = (tok_t *)malloc(cap * sizeof(tok_t));
+        if (!keys || !vals) { free(keys); free(vals); return; }
+        Interner old = *in;
+        in->pkeys = keys; in->pvals = vals; in->pcap = cap;
+        for (size_t i = 0; i < old.pcap; i++)
+            if (old.pkeys[i]) {
+                const size_t h = ptr_slot(in, old.pkeys[i]);
+                in->pkeys[h] = old.pkeys[i];
+                in->pvals[h] = old.pvals[i];
+            }
+        free(old.pkeys); free(old.pvals);
+    }
+    const size_t h = ptr_slot(in, o);
+    if (!in->pkeys[h]) { in->pkeys[h] = o; in->pvals[h] = id; in->pcount++; }
+}
 
 /* 1 when tok != tok (it then matches nothing), 0 when it equals itself, -1 on error.
  * Trusted without a call (== is reflexive for them): exact str, int, bool,
@@ -356,7 +390,15 @@ static int intern_trusted(Interner *in, PyObject *tok, tok_t *id) {
  * as such rather than by its == (only untrusted types pay the second hash). */
 static inline int intern_token(Interner *in, PyObject *tok, tok_t *id) {
     PyTypeObject *tp = Py_TYPE(tok);
-    if (tp == &PyUnicode_Type || tp == &PyLong_Type) return intern_trusted(in, tok, id);  /* the common case */
+    if (tp == &PyUnicode_Type || tp == &PyLong_Type) {  /* the common case */
+        if (in->pcap) {
+            const size_t h = ptr_slot(in, tok);
+            if (in->pkeys[h]) { *id = in->pvals[h]; return 0; }
+        }
+        if (intern_trusted(in, tok, id) < 0) return -1;
+        ptr_put(in, tok, *id);
+        return 0;
+    }
     if (PyObject_Hash(tok) == -1) return -1;
     const int bad = never_matches(tok);
     if (bad < 0) return -1;
@@ -466,11 +508,13 @@ static int read_ids(const Snapshot *s, TokenBatch *b) {
         for (size_t t = 0; t < s->n; t++) code_points(&s->texts[t], b->toks + b->text_off[t]);
         return 0;
     }
-    Interner in = {PyDict_New(), 0};
+    Interner in = {PyDict_New(), 0, NULL, NULL, 0, 0};
     if (!in.vocab) return -1;
     int rc = 0;
     for (size_t t = 0; t < s->n && rc == 0; t++) rc = text_ids(&in, s, &s->texts[t], b->toks + b->text_off[t]);
     Py_DECREF(in.vocab);
+    free(in.pkeys);
+    free(in.pvals);
     return rc;
 }
 
