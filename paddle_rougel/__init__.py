@@ -9,6 +9,8 @@ Public API:
 * :func:`compare`: a paired significance test of two systems (``metric.confidence_interval()``
   gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
 * :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
+* :func:`rouge_l_matrix`: every query against every choice; :func:`deduplicate`: the
+  Self-Instruct ROUGE-L filter.
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :class:`Score`: ``(precision, recall, fmeasure)``.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
@@ -25,6 +27,7 @@ __version__ = "0.1.0"
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
+from .matrix import Dedup, deduplicate, rouge_l_matrix
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 
 # The metrics and the device path import paddle (about 1 s): loaded on first
@@ -61,6 +64,9 @@ __all__ = [
     "BLEUForDuReader",
     "rouge_l",
     "rouge_lsum",
+    "rouge_l_matrix",
+    "deduplicate",
+    "Dedup",
     "compute",
     "compare",
     "RougeLOutput",

@@ -8,6 +8,7 @@
  *   partition.c     instances split over threads by cost
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
  *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)
+ *   matrix_kernel.c all-pairs LCS of queries against choices (pure C)
  *
  * The GIL is held while tokens are read; the kernels run without it.
  * Results are bytearrays (numpy views of them are writable).
@@ -19,10 +20,12 @@
 
 #include "lcs_kernel.h"
 #include "lsum_kernel.h"
+#include "matrix_kernel.h"
 #include "ngram_kernel.h"
 #include "partition.h"
 #include "stats_kernel.h"
 #include "tokens.h"
+#include "tokmap.h"
 #include "words_kernel.h"
 
 /* A zero-filled bytearray of n native int64 and its data. */
@@ -524,7 +527,119 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------ all pairs */
+
+PyDoc_STRVAR(lcs_matrix_doc,
+"lcs_matrix(texts, Q, threads=1, simd=-1) -> (lcs, lengths)\n\n"
+"texts: the Q queries followed by the C choices (token sequences, read as\n"
+"lcs_batch reads them).  lcs: native int32 [Q, C], the LCS of every (query,\n"
+"choice) pair; lengths: native int64 [Q + C].  simd: -1 the best this CPU runs,\n"
+"0 the portable lanes (tests), 1 AVX2 (an error where the CPU lacks it).");
+
+static PyObject *lcs_matrix(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"texts", "Q", "threads", "simd", NULL};
+    PyObject *texts, *empties = NULL, *lcs = NULL, *lens = NULL, *result = NULL;
+    Py_ssize_t Q;
+    int threads = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "On|ii", kwlist, &texts, &Q, &threads, &simd)) return NULL;
+    TokenBatch b;
+    memset(&b, 0, sizeof(b));
+    TokMap map;
+    memset(&map, 0, sizeof(map));
+    uint32_t *dense = NULL;
+    int64_t *qidx = NULL, *item = NULL;
+    double *cost = NULL;
+    const Py_ssize_t N = PyObject_Length(texts);
+    if (N < 0) return NULL;
+    if (Q < 0 || Q > N) { PyErr_SetString(PyExc_ValueError, "lcs_matrix: Q out of range"); return NULL; }
+    if (simd == 1 && !matrix_simd_available()) {
+        PyErr_SetString(PyExc_RuntimeError, "lcs_matrix: this CPU has no AVX2");
+        return NULL;
+    }
+    const Py_ssize_t C = N - Q;
+    if (Q > 0 && C > PY_SSIZE_T_MAX / 4 / Q) { PyErr_NoMemory(); return NULL; }
+    {  /* each text an instance of its own with no sources: ((),) * N */
+        PyObject *one = Py_BuildValue("(())");
+        empties = one ? PySequence_Repeat(one, N) : NULL;
+        Py_XDECREF(one);
+    }
+    if (!empties || batch_read(&b, texts, empties, LISTS_OF_SOURCES) < 0) goto done;
+    const int64_t total = b.text_off[b.T];
+    if (!(dense = (uint32_t *)malloc(((size_t)total + 1) * sizeof(uint32_t))) ||
+        tokmap_reserve(&map, (size_t)total) < 0) { PyErr_NoMemory(); goto done; }
+    tokmap_clear(&map);
+    uint32_t V = 0;
+    for (int64_t p = 0; p < total; p++) dense[p] = tokmap_add(&map, b.toks[p], &V);
+    lcs = PyByteArray_FromStringAndSize(NULL, Q * C * (Py_ssize_t)sizeof(int32_t));
+    int64_t *lp;
+    if (!lcs || !(lens = int64_array(N, &lp))) goto done;
+    for (Py_ssize_t t = 0; t < N; t++) lp[t] = b.text_off[t + 1] - b.text_off[t];
+    if (!(qidx = (int64_t *)malloc(((size_t)Q + 1) * sizeof(int64_t))) ||
+        !(item = (int64_t *)malloc(((size_t)Q + 2) * sizeof(int64_t))) ||
+        !(cost = (double *)malloc(((size_t)Q + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    const int64_t K = matrix_items(b.text_off, Q, qidx, item);
+    MatrixJob J = {dense, b.text_off, b.text_off + Q, (int64_t)C, V, qidx, item,
+                   simd < 0 ? matrix_simd_available() : simd, (int32_t *)PyByteArray_AS_STRING(lcs)};
+    for (int64_t k = 0; k < K; k++) cost[k] = matrix_cost(&J, (size_t)k);
+    if (C > 0 && run_kernel(cost, (Py_ssize_t)K, threads, matrix_range, &J) < 0) goto done;
+    result = PyTuple_Pack(2, lcs, lens);
+done:
+    Py_XDECREF(empties); Py_XDECREF(lcs); Py_XDECREF(lens);
+    free(dense); free(qidx); free(item); free(cost);
+    tokmap_free(&map);
+    batch_free(&b);
+    return result;
+}
+
+PyDoc_STRVAR(score_matrix_doc,
+"score_matrix(lcs, lengths, Q, alpha, with_pr=False, threads=1) -> (f,) or (f, p, r)\n\n"
+"lcs, lengths: as lcs_matrix returns them.  F (P, R) of every cell as native float32\n"
+"[Q, C] bytearrays, each the float64 value paddle_rougel.scoring computes, rounded once\n"
+"(alpha < 0: tensor2tensor's F).");
+
+static PyObject *score_matrix(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"lcs", "lengths", "Q", "alpha", "with_pr", "threads", NULL};
+    Py_buffer lb = {0}, nb = {0};
+    Py_ssize_t Q;
+    double alpha;
+    int with_pr = 0, threads = 1;
+    PyObject *fo = NULL, *po = NULL, *ro = NULL, *result = NULL;
+    double *cost = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*y*nd|pi", kwlist, &lb, &nb, &Q, &alpha, &with_pr, &threads))
+        return NULL;
+    const Py_ssize_t N = nb.len / (Py_ssize_t)sizeof(int64_t), C = N - Q;
+    if (Q < 0 || C < 0 || nb.len % (Py_ssize_t)sizeof(int64_t) || (Q > 0 && C > PY_SSIZE_T_MAX / 4 / Q) ||
+        lb.len != Q * C * (Py_ssize_t)sizeof(int32_t)) {
+        PyErr_SetString(PyExc_ValueError, "score_matrix: buffer sizes do not match Q");
+        goto done;
+    }
+    const Py_ssize_t bytes = Q * C * (Py_ssize_t)sizeof(float);
+    if (!(fo = PyByteArray_FromStringAndSize(NULL, bytes))) goto done;
+    if (with_pr && (!(po = PyByteArray_FromStringAndSize(NULL, bytes)) ||
+                    !(ro = PyByteArray_FromStringAndSize(NULL, bytes)))) goto done;
+    if (!(cost = (double *)malloc(((size_t)Q + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t q = 0; q < Q; q++) cost[q] = (double)C;
+    const int64_t *lens = (const int64_t *)nb.buf;
+    ScoreJob S = {(const int32_t *)lb.buf, lens, lens + Q, (int64_t)C, alpha, (float *)PyByteArray_AS_STRING(fo),
+                  po ? (float *)PyByteArray_AS_STRING(po) : NULL, ro ? (float *)PyByteArray_AS_STRING(ro) : NULL};
+    if (run_kernel(cost, Q, threads, score_rows, &S) < 0) goto done;
+    result = with_pr ? PyTuple_Pack(3, fo, po, ro) : PyTuple_Pack(1, fo);
+done:
+    Py_XDECREF(fo); Py_XDECREF(po); Py_XDECREF(ro);
+    free(cost);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&nb);
+    return result;
+}
+
+static PyObject *simd_level(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(matrix_simd_available());
+}
+
 static PyMethodDef methods[] = {
+    {"score_matrix", (PyCFunction)(void (*)(void))score_matrix, METH_VARARGS | METH_KEYWORDS, score_matrix_doc},
+    {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
+    {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
     {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
