@@ -56,7 +56,7 @@ try:  # the compiled kernel is optional: see setup.py
 except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
     _c_ext = None
 
-__all__ = ["LcsResult", "lcs_batch", "lcs_length", "clipped_matches", "backend", "set_backend",
+__all__ = ["LcsResult", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
            "default_threads"]
 
 
@@ -159,6 +159,19 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
         return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
     _warn_fallback()
     return _python_lcs_batch(cands, ref_lists)
+
+
+def lcs_pairs(cands: Sequence, refs: Sequence, threads: int | None = None) -> Optional[LcsResult]:
+    """``lcs_batch(cands, [[r] for r in refs])`` when every item is a ``str`` (characters as
+    tokens), with no per-pair overhead (``_lcs.lcs_pairs``); None when the items are anything
+    else or the C engine is not in use (the caller takes the general path)."""
+    if _BACKEND != "c" or not isinstance(cands, (list, tuple)) or not isinstance(refs, (list, tuple)):
+        return None
+    raw = _c_ext.lcs_pairs(cands, refs, threads or default_threads())
+    if raw is None:
+        return None
+    lcs, cand_len, ref_len = (np.frombuffer(b, dtype=np.int64) for b in raw)
+    return LcsResult(lcs, cand_len, ref_len, np.ones(len(lcs), dtype=np.int64))
 
 
 def lcs_length(a: Any, b: Any) -> int:

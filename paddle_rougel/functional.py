@@ -66,6 +66,11 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
     if len(hypotheses) != len(references):
         raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
     tok = RougeLSettings(text=TextSettings(tokenize, normalize, lowercase, stem)).tokenizer()
+    res = engine.lcs_pairs(hypotheses, references) if tok is None else None  # strs: one C call
+    if res is not None:
+        p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
+        f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
+        return RougeLOutput(f, p, r)
     batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, words=True,
                        snapshot=False)  # errors name the instance
     res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)

@@ -9,6 +9,7 @@
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
  *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)
  *   matrix_kernel.c all-pairs LCS of queries against choices (pure C)
+ *   pairs_kernel.c  character-level (str, str) pairs without per-pair overhead (pure C)
  *
  * The GIL is held while tokens are read; the kernels run without it.
  * Results are bytearrays (numpy views of them are writable).
@@ -22,6 +23,7 @@
 #include "lsum_kernel.h"
 #include "matrix_kernel.h"
 #include "ngram_kernel.h"
+#include "pairs_kernel.h"
 #include "partition.h"
 #include "stats_kernel.h"
 #include "tokens.h"
@@ -527,6 +529,60 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------ str pairs */
+
+PyDoc_STRVAR(lcs_pairs_doc,
+"lcs_pairs(cands, refs, threads=1) -> (lcs, cand_len, ref_len) or None\n\n"
+"The LCS of cands[i] and refs[i], every character a token: native int64\n"
+"bytearrays [N].  None (nothing computed) unless both are lists or tuples of\n"
+"exact str of the same length.");
+
+static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "refs", "threads", NULL};
+    PyObject *cands, *refs, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *result = NULL;
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands, &refs, &threads)) return NULL;
+    if (!list_or_tuple(cands) || !list_or_tuple(refs) ||
+        PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(refs))
+        Py_RETURN_NONE;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
+    PyObject **ci = PySequence_Fast_ITEMS(cands), **ri = PySequence_Fast_ITEMS(refs);
+    for (Py_ssize_t i = 0; i < N; i++)
+        if (!PyUnicode_CheckExact(ci[i]) || !PyUnicode_CheckExact(ri[i])) Py_RETURN_NONE;
+    PyObject **objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *));
+    WordText *texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
+    double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    Py_ssize_t owned = 0;
+    if (!objs || !texts || !cost) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < N; i++) {  /* owned: the lists may change once the GIL is released */
+        Py_INCREF(ci[i]); objs[owned++] = ci[i];
+        Py_INCREF(ri[i]); objs[owned++] = ri[i];
+    }
+    for (Py_ssize_t t = 0; t < 2 * N; t++) {
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(objs[t]) < 0) goto done;
+#endif
+        texts[t].data = PyUnicode_DATA(objs[t]);
+        texts[t].len = PyUnicode_GET_LENGTH(objs[t]);
+        texts[t].kind = (int)PyUnicode_KIND(objs[t]);
+    }
+    int64_t *out, *cl, *rl;
+    if (!(lcs = int64_array(N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(N, &rl))) goto done;
+    PairsBatch P = {texts, out};
+    for (Py_ssize_t i = 0; i < N; i++) {
+        cl[i] = texts[2 * i].len;
+        rl[i] = texts[2 * i + 1].len;
+        cost[i] = pairs_cost(&P, (size_t)i);
+    }
+    if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    result = PyTuple_Pack(3, lcs, cl_o, rl_o);
+done:
+    for (Py_ssize_t t = 0; t < owned; t++) Py_DECREF(objs[t]);
+    free(objs); free(texts); free(cost);
+    Py_XDECREF(lcs); Py_XDECREF(cl_o); Py_XDECREF(rl_o);
+    return result;
+}
+
 /* ------------------------------------------------------------ all pairs */
 
 PyDoc_STRVAR(lcs_matrix_doc,
@@ -637,6 +693,7 @@ static PyObject *simd_level(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
+    {"lcs_pairs", (PyCFunction)(void (*)(void))lcs_pairs, METH_VARARGS | METH_KEYWORDS, lcs_pairs_doc},
     {"score_matrix", (PyCFunction)(void (*)(void))score_matrix, METH_VARARGS | METH_KEYWORDS, score_matrix_doc},
     {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
