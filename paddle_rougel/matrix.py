@@ -116,7 +116,7 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
 
     The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
     F, what Self-Instruct uses) F is symmetric anyway.  One all-pairs call of the items
-    against pool + items (memory O(N * (P + N))), then one pass in order.
+    against pool + items (memory O(N * (P + N)): its LCS and float64 F), then one pass in order.
     """
     a = scoring.check_alpha(alpha)
     threshold = float(threshold)
@@ -125,12 +125,9 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
     it, pt = _texts(items, "item", tok), _texts(pool, "pool item", tok)
     n, npool = len(it), len(pt)
     lcs, lens = _lcs_matrix(it + pt + it, n, threads)  # [N, P + N]
-    ilen, plen = lens[:n], lens[n:n + npool]
-    best = np.zeros(n, dtype=np.float64)
-    for lo in range(0, n, _ROWS):  # against the pool
-        hi = min(n, lo + _ROWS)
-        if npool:
-            best[lo:hi] = _prf(lcs[lo:hi, :npool], ilen[lo:hi], plen, a)[0].max(axis=1)
+    f = _f64(lcs, lens, n, a, threads)  # float64 [N, P + N]: the threshold sees exact values
+    best = f[:, :npool].max(axis=1) if npool else np.zeros(n, dtype=np.float64)
+    later = np.ascontiguousarray(f[:, npool:].T)  # later[i, j]: item j against item i
     against_kept = np.zeros(n, dtype=np.float64)
     kept = []
     for i in range(n):
@@ -138,7 +135,13 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
         best[i] = b
         if b <= threshold:
             kept.append(i)
-            # every later item against item i (item i as the reference, column npool + i)
-            f = _prf(lcs[i + 1:, npool + i:npool + i + 1], ilen[i + 1:], ilen[i:i + 1], a)[0][:, 0]
-            np.maximum(against_kept[i + 1:], f, out=against_kept[i + 1:])
+            np.maximum(against_kept[i + 1:], later[i, i + 1:], out=against_kept[i + 1:])
     return Dedup(np.array(kept, dtype=np.int64), best)
+
+
+def _f64(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, threads: Optional[int]) -> np.ndarray:
+    """F of every cell as float64 (C: scoring.py's operations; Python: scoring.py itself)."""
+    if engine.backend() == "c":
+        raw = engine._c_ext.score_matrix(lcs, lens, q, a, False, threads or engine.default_threads(), True)
+        return np.frombuffer(raw[0], dtype=np.float64).reshape(lcs.shape)
+    return _prf(lcs, lens[:q], lens[q:], a)[0]

@@ -104,12 +104,15 @@ def test_deduplicate_equals_self_instructs_loop():
 def test_python_engine_gives_the_same_matrix():
     queries, choices = _instructions(9, 5), _instructions(7, 6)
     want = rouge_l_matrix(queries, choices, tokenize="whitespace", alpha=0.3)
+    want_d = deduplicate(queries + queries[:3], choices, 0.5, tokenize="whitespace", alpha=0.3)
     engine.set_backend("python")
     try:
         got = rouge_l_matrix(queries, choices, tokenize="whitespace", alpha=0.3)
+        got_d = deduplicate(queries + queries[:3], choices, 0.5, tokenize="whitespace", alpha=0.3)
     finally:
         engine.set_backend("c")
     assert np.array_equal(got, want)
+    assert got_d.kept.tolist() == want_d.kept.tolist() and np.array_equal(got_d.best, want_d.best)
 
 
 def test_empty_sides_and_named_errors():

@@ -213,7 +213,7 @@ int score_rows(void *ctx, size_t begin, size_t end) {
     for (size_t q = begin; q < end; q++) {
         const double pd = (double)S->qlen[q];
         const int32_t *row = S->lcs + (int64_t)q * S->C;
-        float *fo = S->f + (int64_t)q * S->C;
+        float *fo = S->f64 ? NULL : S->f + (int64_t)q * S->C;
         for (int64_t c = 0; c < S->C; c++) {
             const double l = (double)row[c], rd = (double)S->clen[c];
             const double p = pd > 0 ? l / pd : 0.0, r = rd > 0 ? l / rd : 0.0;
@@ -224,6 +224,7 @@ int score_rows(void *ctx, size_t begin, size_t end) {
             } else {      /* f_alpha */
                 f = (p != 0 && r != 0) ? (p * r) / (a * r + (1 - a) * p) : 0.0;
             }
+            if (S->f64) { S->f64[(int64_t)q * S->C + c] = f; continue; }
             fo[c] = (float)f;
             if (S->p) {
                 S->p[(int64_t)q * S->C + c] = (float)p;

@@ -36,6 +36,7 @@ typedef struct {
     int64_t C;
     double alpha;
     float *f, *p, *r;           /* [Q, C] out; p and r may be NULL */
+    double *f64;                /* instead of f, p, r (not NULL): F as float64, unrounded */
 } ScoreJob;
 
 int score_rows(void *ctx, size_t begin, size_t end);

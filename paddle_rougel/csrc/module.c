@@ -648,20 +648,20 @@ done:
 }
 
 PyDoc_STRVAR(score_matrix_doc,
-"score_matrix(lcs, lengths, Q, alpha, with_pr=False, threads=1) -> (f,) or (f, p, r)\n\n"
+"score_matrix(lcs, lengths, Q, alpha, with_pr=False, threads=1, f64=False) -> (f,) or (f, p, r)\n\n"
 "lcs, lengths: as lcs_matrix returns them.  F (P, R) of every cell as native float32\n"
 "[Q, C] bytearrays, each the float64 value paddle_rougel.scoring computes, rounded once\n"
-"(alpha < 0: tensor2tensor's F).");
+"(alpha < 0: tensor2tensor's F).  f64: (f,) as native float64, not rounded.");
 
 static PyObject *score_matrix(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"lcs", "lengths", "Q", "alpha", "with_pr", "threads", NULL};
+    static char *kwlist[] = {"lcs", "lengths", "Q", "alpha", "with_pr", "threads", "f64", NULL};
     Py_buffer lb = {0}, nb = {0};
     Py_ssize_t Q;
     double alpha;
-    int with_pr = 0, threads = 1;
+    int with_pr = 0, threads = 1, f64 = 0;
     PyObject *fo = NULL, *po = NULL, *ro = NULL, *result = NULL;
     double *cost = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*y*nd|pi", kwlist, &lb, &nb, &Q, &alpha, &with_pr, &threads))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*y*nd|pip", kwlist, &lb, &nb, &Q, &alpha, &with_pr, &threads, &f64))
         return NULL;
     const Py_ssize_t N = nb.len / (Py_ssize_t)sizeof(int64_t), C = N - Q;
     if (Q < 0 || C < 0 || nb.len % (Py_ssize_t)sizeof(int64_t) || (Q > 0 && C > PY_SSIZE_T_MAX / 4 / Q) ||
@@ -669,15 +669,19 @@ static PyObject *score_matrix(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "score_matrix: buffer sizes do not match Q");
         goto done;
     }
-    const Py_ssize_t bytes = Q * C * (Py_ssize_t)sizeof(float);
+    if (f64) with_pr = 0;
+    if (f64 && Q > 0 && C > PY_SSIZE_T_MAX / 8 / Q) { PyErr_NoMemory(); goto done; }
+    const Py_ssize_t bytes = Q * C * (Py_ssize_t)(f64 ? sizeof(double) : sizeof(float));
     if (!(fo = PyByteArray_FromStringAndSize(NULL, bytes))) goto done;
     if (with_pr && (!(po = PyByteArray_FromStringAndSize(NULL, bytes)) ||
                     !(ro = PyByteArray_FromStringAndSize(NULL, bytes)))) goto done;
     if (!(cost = (double *)malloc(((size_t)Q + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t q = 0; q < Q; q++) cost[q] = (double)C;
     const int64_t *lens = (const int64_t *)nb.buf;
-    ScoreJob S = {(const int32_t *)lb.buf, lens, lens + Q, (int64_t)C, alpha, (float *)PyByteArray_AS_STRING(fo),
-                  po ? (float *)PyByteArray_AS_STRING(po) : NULL, ro ? (float *)PyByteArray_AS_STRING(ro) : NULL};
+    ScoreJob S = {(const int32_t *)lb.buf, lens, lens + Q, (int64_t)C, alpha,
+                  f64 ? NULL : (float *)PyByteArray_AS_STRING(fo),
+                  po ? (float *)PyByteArray_AS_STRING(po) : NULL, ro ? (float *)PyByteArray_AS_STRING(ro) : NULL,
+                  f64 ? (double *)PyByteArray_AS_STRING(fo) : NULL};
     if (run_kernel(cost, Q, threads, score_rows, &S) < 0) goto done;
     result = with_pr ? PyTuple_Pack(3, fo, po, ro) : PyTuple_Pack(1, fo);
 done:
