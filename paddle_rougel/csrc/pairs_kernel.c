@@ -36,16 +36,26 @@ static inline uint32_t cp_at(const WordText *t, int64_t i) {
     return ((const uint32_t *)t->data)[i];
 }
 
-static inline size_t wide_slot(const PWork *w, uint32_t c) {
-    size_t h = (size_t)((c * 0x9E3779B1u) >> 24) & (WIDE_SLOTS - 1);
+static inline size_t wide_hash(uint32_t c) { return (size_t)((c * 0x9E3779B1u) >> 24) & (WIDE_SLOTS - 1); }
+
+/* The slot of wide code point c: its own, or the empty one where it would go. */
+static size_t wide_probe(const PWork *w, uint32_t c) {
+    size_t h = wide_hash(c);
     while (w->wkey[h] && w->wkey[h] != c) h = (h + 1) & (WIDE_SLOTS - 1);
     return h;
 }
 
+/* The candidate's mask of c (0: not in it); the first probe decides without a branch on its
+ * outcome (c there, or an empty slot), a collision takes the loop. */
 static inline uint64_t mask_of(const PWork *w, uint32_t c) {
     if (c < 256) return w->low[c];
-    const size_t h = wide_slot(w, c);
-    return w->wkey[h] ? w->wmask[h] : 0;
+    size_t h = wide_hash(c);
+    const uint32_t k = w->wkey[h];
+    if (__builtin_expect(k != c && k != 0, 0)) {
+        h = wide_probe(w, c);
+        return w->wkey[h] ? w->wmask[h] : 0;
+    }
+    return k ? w->wmask[h] : 0;
 }
 
 /* The reference's stream through the candidate's masks; the kind a compile-time constant. */
@@ -61,24 +71,29 @@ static inline uint64_t mask_of(const PWork *w, uint32_t c) {
 
 static int64_t short_pair(PWork *w, const WordText *a, const WordText *r) {
     const int64_t n = a->len, m = r->len;
-    size_t used[64];  /* the wide slots taken, to clear them (a probe chain is never cut early) */
-    int nused = 0;
+    uint32_t used[64];  /* what the candidate set, to clear it: low code points, then wide slots */
+    int nlow = 0, nwide = 0;
     for (int64_t p = 0; p < n; p++) {
         const uint32_t c = cp_at(a, p);
-        if (c < 256) { w->low[c] |= (uint64_t)1 << p; continue; }
-        const size_t h = wide_slot(w, c);
-        if (!w->wkey[h]) { w->wkey[h] = c; w->wmask[h] = 0; used[nused++] = h; }
-        w->wmask[h] |= (uint64_t)1 << p;
+        const uint64_t bit = (uint64_t)1 << p;
+        if (c < 256) {
+            if (!w->low[c]) used[nlow++] = c;
+            w->low[c] |= bit;
+            continue;
+        }
+        size_t h = wide_hash(c);
+        if (w->wkey[h] != c) {
+            if (w->wkey[h]) h = wide_probe(w, c);
+            if (!w->wkey[h]) { w->wkey[h] = c; w->wmask[h] = 0; used[63 - nwide++] = (uint32_t)h; }
+        }
+        w->wmask[h] |= bit;
     }
     uint64_t V = ~(uint64_t)0;
     if (r->kind == 1) STREAM(uint8_t);
     else if (r->kind == 2) STREAM(uint16_t);
     else STREAM(uint32_t);
-    for (int64_t p = 0; p < n; p++) {  /* clear what the candidate set */
-        const uint32_t c = cp_at(a, p);
-        if (c < 256) w->low[c] = 0;
-    }
-    for (int u = 0; u < nused; u++) w->wkey[used[u]] = 0;
+    for (int u = 0; u < nlow; u++) w->low[used[u]] = 0;  /* (nlow + nwide <= n <= 64) */
+    for (int u = 0; u < nwide; u++) w->wkey[used[63 - u]] = 0;
     const uint64_t valid = n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
     return popcount64(~V & valid);
 }
@@ -107,6 +122,10 @@ int pairs_range(void *ctx, size_t begin, size_t end) {
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
         const WordText *a = &b->texts[2 * i], *r = &b->texts[2 * i + 1];
+        if (i + 4 < end) {  /* the texts are scattered over the heap: fetch the next ones ahead */
+            __builtin_prefetch(b->texts[2 * i + 8].data);
+            __builtin_prefetch(b->texts[2 * i + 9].data);
+        }
         if (a->len == 0 || r->len == 0) b->lcs[i] = 0;
         else if (a->len <= 64) b->lcs[i] = short_pair(w, a, r);
         else rc = long_pair(w, a, r, &b->lcs[i]);
