@@ -142,6 +142,19 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
         raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")
     if not isinstance(cands, (list, tuple)):
         cands = list(cands)  # generators: both back ends need len() and two passes
+    from .inputs import OneRef  # (inputs imports this module)
+
+    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None
+    if one is not None and _BACKEND == "c":  # one str reference each: no 1-tuples
+        if words is None:
+            res = lcs_pairs(cands, one, threads)
+            if res is not None:
+                return res
+        else:
+            raw = _c_ext.lcs_words(cands, one, words[0], bool(words[1]), threads or default_threads(),
+                                   one_ref=True)
+            if raw is not None:
+                return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
     if not isinstance(ref_lists, (list, tuple)):
         ref_lists = list(ref_lists)
     if words is not None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import __version__, accumulators, engine, scoring
 from .accumulators import RougeLAccumulator, RougeLsumAccumulator
-from .inputs import check_tokens, make_batch
+from .inputs import check_tokens, make_batch, str_pairs_batch
 from .lsum import make_lsum_batch, score_batch
 from .settings import RougeLSettings, RougeLsumSettings
 from .text import TextSettings
@@ -121,12 +121,14 @@ def _rouge_l_part(predictions: list, references: list, text: TextSettings, weigh
                   multi_ref: str, per_instance: bool) -> dict:
     settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
     acc = RougeLAccumulator(settings)
-    if _one_reference_each(predictions, references):  # 1-tuples at C speed
-        ref_lists = list(zip(references))
-    else:
-        ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, words=True,
-                               snapshot=False))[0]
+    batch = str_pairs_batch(predictions, references, acc.tokenizer)  # strs, one reference each
+    if batch is None:
+        if _one_reference_each(predictions, references):  # 1-tuples at C speed
+            ref_lists = list(zip(references))
+        else:
+            ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
+        batch = make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, words=True, snapshot=False)
+    s = acc.add_now(batch)[0]
     return _part("rougeL", acc, s, per_instance), settings
 
 

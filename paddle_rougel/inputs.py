@@ -33,7 +33,7 @@ import numpy as np
 
 from .engine import backend as engine_backend
 
-__all__ = ["Batch", "FlatRefs", "make_batch", "plain_instance", "check_tokens", "ref_items"]
+__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "check_tokens", "ref_items"]
 
 
 class FlatRefs(SequenceABC):
@@ -69,6 +69,36 @@ class FlatRefs(SequenceABC):
 
     def __repr__(self) -> str:
         return f"FlatRefs({tuple(self)!r})"
+
+
+class OneRef(SequenceABC):
+    """Per-instance reference tuples when each instance has exactly one reference:
+    ``refs[i]`` is instance i's; it reads as a tuple of 1-tuples without making them (the
+    engine takes ``refs`` as is: ``engine.lcs_batch``).
+
+    >>> refs = OneRef(("a", "b"))
+    >>> len(refs), refs[1], list(refs)
+    (2, ('b',), [('a',), ('b',)])
+    """
+
+    __slots__ = ("refs",)
+
+    def __init__(self, refs: tuple):
+        self.refs = refs
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        return (self.refs[i],)
+
+    def __iter__(self):
+        return zip(self.refs)
+
+    def __repr__(self) -> str:
+        return f"OneRef({self.refs!r})"
 
 
 class Batch(NamedTuple):
@@ -117,6 +147,23 @@ def _token_tuples(cands: Sequence, ref_lists: Sequence, snapshot: bool) -> Optio
     except Exception:  # noqa: BLE001 - the slow path raises the named error
         return None
     return c_out, r_out
+
+
+def str_pairs_batch(cands: Sequence, refs: Sequence, tokenizer=None) -> Optional[Batch]:
+    """The batch of (cands[i], refs[i]) when every item is a ``str`` and the text settings are
+    characters (``tokenizer`` None) or have a C word reader: the strs kept as given, one
+    reference each (:class:`OneRef`), checked at C speed; None otherwise.
+
+    >>> b = str_pairs_batch(["ab", "c"], ["b", "cd"])
+    >>> b.cands, tuple(b.ref_lists), b.words
+    (('ab', 'c'), (('b',), ('cd',)), None)
+    """
+    cw = getattr(tokenizer, "c_words", None)
+    if tokenizer is not None and cw is None:
+        return None
+    if len(cands) != len(refs) or not (set(map(type, cands)) <= _STR and set(map(type, refs)) <= _STR):
+        return None
+    return Batch(tuple(cands), OneRef(tuple(refs)), True, None, None, cw is not None, cw)
 
 
 def plain_instance(cand: Any, ref_list: Any) -> Optional[Batch]:

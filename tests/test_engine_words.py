@@ -195,3 +195,22 @@ def test_token_list_batch_snapshot_and_named_errors():
         compute([["a"], ["b"]], [["a"], [{1}]])
     out = compute([["a", "b"], ("c",)], [["b"], [("c",), ["d"]]], gamma=1, per_instance=True)
     assert out["per_instance"]["rougeL"].tolist() == [2 / 3, 1.0]
+
+
+def test_compute_one_str_reference_each_equals_reference_lists():
+    """compute with one str reference per prediction (kept flat: inputs.OneRef, read by
+    lcs_pairs / lcs_words(one_ref=True)) gives what reference lists give, on both engines."""
+    preds = ["The cat sat on the mat.", "\u212a x \u4e2d\u6587", "", "a b c d", "\xe9t\xe9  x"]
+    refs = ["the cat is on the mat", "k \u4e2d", "x", "", "\xc9T\xc9 x"]
+    for backend in ("c", "python"):
+        engine.set_backend(backend)
+        try:
+            for kw in (dict(), dict(tokenize="whitespace"), dict(tokenize="whitespace", lowercase=True),
+                       dict(tokenize="rouge_score")):
+                flat = compute(preds, refs, per_instance=True, **kw)
+                lists = compute(preds, [[r] for r in refs], per_instance=True, **kw)
+                for key in ("rougeL", "rougeL_precision", "rougeL_recall"):
+                    assert flat["per_instance"][key].tolist() == lists["per_instance"][key].tolist()
+                assert flat["signature"] == lists["signature"]
+        finally:
+            engine.set_backend("c")

@@ -440,21 +440,23 @@ done:
 /* ------------------------------------------------------------ words from str */
 
 PyDoc_STRVAR(lcs_words_doc,
-"lcs_words(cands, ref_lists, mode, fold=False, threads=1) -> (lcs, cand_len, ref_len, ref_count) or None\n\n"
+"lcs_words(cands, ref_lists, mode, fold=False, threads=1, one_ref=False) -> (lcs, cand_len, ref_len, ref_count) or None\n\n"
 "lcs_batch on the words of str texts, read in C: mode 0 is str.split(), mode 1\n"
 "rouge-score's tokenizer (lowercase, runs of [a-z0-9]; fold is then implied).\n"
 "fold: compare lowercased (str.lower() first; whitespace mode with lowercase).\n"
 "cands: a list or tuple of str; ref_lists: per candidate a non-empty list or\n"
-"tuple of str.  None (nothing computed) unless every item has those exact types.\n"
+"tuple of str (one_ref: a str, its only reference).  None (nothing computed)\n"
+"unless every item has those exact types.\n"
 "Lengths count words.");
 
 static int py_is_space(uint32_t c) { return Py_UNICODE_ISSPACE((Py_UCS4)c); }
 
 static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", NULL};
+    static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", "one_ref", NULL};
     PyObject *cands, *lists, *result = NULL, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *rc_o = NULL;
-    int mode, fold = 0, threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pi", kwlist, &cands, &lists, &mode, &fold, &threads))
+    int mode, fold = 0, threads = 1, one_ref = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pip", kwlist, &cands, &lists, &mode, &fold, &threads,
+                                     &one_ref))
         return NULL;
     if (mode != WORDS_SPLIT && mode != WORDS_ALNUM) {
         PyErr_SetString(PyExc_ValueError, "lcs_words: mode must be 0 (split) or 1 (rouge_score)");
@@ -467,13 +469,16 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
     PyObject **ci = PySequence_Fast_ITEMS(cands), **li = PySequence_Fast_ITEMS(lists);
     Py_ssize_t T = N;
+/* instance i's references: a list or tuple of them, or (one_ref) the str itself */
+#define REFS_OF(i) (one_ref ? &li[i] : PySequence_Fast_ITEMS(li[i]))
+#define NREFS_OF(i) (one_ref ? 1 : PySequence_Fast_GET_SIZE(li[i]))
     for (Py_ssize_t i = 0; i < N; i++) {  /* types first: no Python code runs until the copy */
-        if (!PyUnicode_CheckExact(ci[i]) || !list_or_tuple(li[i]) || PySequence_Fast_GET_SIZE(li[i]) == 0)
-            Py_RETURN_NONE;
-        PyObject **items = PySequence_Fast_ITEMS(li[i]);
-        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(li[i]); j++)
+        if (!PyUnicode_CheckExact(ci[i])) Py_RETURN_NONE;
+        if (!one_ref && (!list_or_tuple(li[i]) || PySequence_Fast_GET_SIZE(li[i]) == 0)) Py_RETURN_NONE;
+        PyObject **items = REFS_OF(i);
+        for (Py_ssize_t j = 0; j < NREFS_OF(i); j++)
             if (!PyUnicode_CheckExact(items[j])) Py_RETURN_NONE;
-        T += PySequence_Fast_GET_SIZE(li[i]);
+        T += NREFS_OF(i);
     }
     PyObject **objs = (PyObject **)calloc((size_t)T + 1, sizeof(PyObject *));
     WordText *texts = (WordText *)malloc(((size_t)T + 1) * sizeof(WordText));
@@ -485,12 +490,14 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
         inst[i] = t;
         Py_INCREF(ci[i]);
         objs[t++] = ci[i];
-        PyObject **items = PySequence_Fast_ITEMS(li[i]);
-        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(li[i]); j++) {
+        PyObject **items = REFS_OF(i);
+        for (Py_ssize_t j = 0; j < NREFS_OF(i); j++) {
             Py_INCREF(items[j]);
             objs[t++] = items[j];
         }
     }
+#undef REFS_OF
+#undef NREFS_OF
     inst[N] = T;
     for (Py_ssize_t t = 0; t < T; t++) {
 #if PY_VERSION_HEX < 0x030C0000
