@@ -44,9 +44,8 @@ typedef struct {
     uint32_t *ids;              /* the instance's words: candidate ids, then references' */
     int64_t *ref_len;
     uint64_t *bits;             /* word-character bitmap of one text (kind 1) */
-    int64_t *starts, *ends;     /* word bounds of one text (kind 1) */
     uint8_t *narrow;            /* one word of a 2- or 4-byte text as bytes */
-    size_t w_cap, ids_cap, rl_cap, bits_cap, starts_cap, ends_cap, narrow_cap;
+    size_t w_cap, ids_cap, rl_cap, bits_cap, narrow_cap;
     Slot *map;                  /* open addressing with generation stamps */
     uint32_t gen;
     size_t mcap;
@@ -55,7 +54,7 @@ typedef struct {
 } WWork;
 
 static void wwork_free(WWork *w) {
-    free(w->w); free(w->ids); free(w->ref_len); free(w->bits); free(w->starts); free(w->ends);
+    free(w->w); free(w->ids); free(w->ref_len); free(w->bits);
     free(w->narrow); free(w->map);
     lcs_scratch_free(&w->s);
 }
@@ -175,15 +174,11 @@ static inline uint64_t classify64(const WWork *w, const WordsBatch *b, const uin
 #endif
 }
 
-/* Word bounds of a 1-byte text into w->starts / w->ends; returns how many words. */
-static int64_t bounds1(WWork *w, const WordsBatch *b, const WordText *t) {
+/* Word-character bitmap of a 1-byte text in w->bits + 1 (with a zero word before and after). */
+static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
     const uint8_t *p = (const uint8_t *)t->data;
     const int64_t len = t->len, nb = (len + 63) / 64;
-    const size_t most = (size_t)(len + 1) / 2 + 64;
-    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0 ||
-        grow((void **)&w->starts, &w->starts_cap, most, sizeof(int64_t)) < 0 ||
-        grow((void **)&w->ends, &w->ends_cap, most, sizeof(int64_t)) < 0)
-        return -1;
+    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0) return NULL;
     uint64_t *bits = w->bits + 1;
     bits[-1] = 0;
     for (int64_t k = 0; k < nb; k++) {
@@ -198,32 +193,60 @@ static int64_t bounds1(WWork *w, const WordsBatch *b, const WordText *t) {
         }
     }
     bits[nb] = 0;
-    int64_t ns = 0, ne = 0;
-    int64_t *S = w->starts, *E = w->ends;
+    return bits;
+}
+
+static uint32_t ref_id(const WWork *w, const Word *x, int fold);
+
+/* The words of a 1-byte text, walked from its bitmap in one pass: word starts and ends
+ * alternate, and a word still open at the end of a 64-byte block ends in a later one.
+ * store: the words are written there (the candidate); else each word's id (0: not in the
+ * candidate) goes to ids (a reference).  Returns how many words, or -1. */
+static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *store, uint32_t *ids) {
+    const uint64_t *bits = bitmap1(w, b, t);
+    if (!bits) return -1;
+    const uint8_t *p = (const uint8_t *)t->data;
+    const int64_t len = t->len, nb = (len + 63) / 64;
+    const int fold = b->fold;
+    int64_t n = 0, open = -1;
+    Word x;
+    x.t = t;
+#define EMIT(s0, e0)                                                                         \
+    do {                                                                                     \
+        x.start = (s0);                                                                      \
+        x.len = (e0) - (s0) + 1;                                                             \
+        hash_bytes(p, x.start, x.len, len, fold, &x);                                        \
+        if (store) store[n] = x; else ids[n] = ref_id(w, &x, fold);                          \
+        n++;                                                                                 \
+    } while (0)
     for (int64_t k = 0; k < nb; k++) {
         const uint64_t m = bits[k];
         uint64_t st = m & ~((m << 1) | (bits[k - 1] >> 63));
         uint64_t en = m & ~((m >> 1) | (bits[k + 1] << 63));
-        while (st) { S[ns++] = 64 * k + __builtin_ctzll(st); st &= st - 1; }
-        while (en) { E[ne++] = 64 * k + __builtin_ctzll(en); en &= en - 1; }
+        if (open >= 0 && en) {
+            EMIT(open, 64 * k + __builtin_ctzll(en));
+            en &= en - 1;
+            open = -1;
+        }
+        while (st) {
+            const int64_t s0 = 64 * k + __builtin_ctzll(st);
+            st &= st - 1;
+            if (en) {
+                EMIT(s0, 64 * k + __builtin_ctzll(en));
+                en &= en - 1;
+            } else {
+                open = s0;  /* it goes on in the next block */
+            }
+        }
     }
-    return ns;
+#undef EMIT
+    return n;
 }
 
 /* Words of text t appended at out (room reserved: (len + 1) / 2 + 1); returns how many, or -1. */
 static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
     const int fold = b->fold;
-    if (t->kind == 1) {
-        const int64_t n = bounds1(w, b, t);
-        if (n < 0) return -1;
-        const uint8_t *p = (const uint8_t *)t->data;
-        for (int64_t j = 0; j < n; j++) {
-            const int64_t s0 = w->starts[j], len = w->ends[j] - s0 + 1;
-            out[j].t = t; out[j].start = s0; out[j].len = len;
-            hash_bytes(p, s0, len, t->len, fold, &out[j]);
-        }
-        return n;
-    }
+    if (t->kind == 1) return scan1(w, b, t, out, NULL);
     /* 2- and 4-byte texts: code point by code point; a word of code points < 256 hashes as
      * its bytes would (it may equal a word of a 1-byte text), any other with its code points */
     const int64_t len = t->len;
@@ -286,59 +309,78 @@ static inline int slot_is(const WWork *w, const Slot *s, const Word *x, int fold
            (x->exact || word_eq(&w->w[s->rep], x, fold));
 }
 
-static uint32_t map_id(WWork *w, size_t xi, int fold, int add, uint32_t *k) {
-    const Word *x = &w->w[xi];
+/* The slot of word x: its own, or the empty one where it would go. */
+static size_t map_slot(const WWork *w, const Word *x, int fold) {
     const size_t mask = w->mcap - 1;
     size_t h = (size_t)x->hash & mask;
-    Slot *S = w->map;
-    while (S[h].stamp == w->gen) {
-        if (slot_is(w, &S[h], x, fold)) return S[h].id;
-        h = (h + 1) & mask;
+    while (w->map[h].stamp == w->gen && !slot_is(w, &w->map[h], x, fold)) h = (h + 1) & mask;
+    return h;
+}
+
+/* The local id of candidate word xi (index in w->w), a new one (++*k) when it is new. */
+static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
+    const Word *x = &w->w[xi];
+    Slot *S = &w->map[map_slot(w, x, fold)];
+    if (S->stamp != w->gen) {
+        S->stamp = w->gen;
+        S->hash = x->hash;
+        S->key = x->key;
+        S->tag = word_tag(x);
+        S->rep = (uint32_t)xi;
+        S->id = ++*k;
     }
-    if (!add) return 0;
-    S[h].stamp = w->gen;
-    S[h].hash = x->hash;
-    S[h].key = x->key;
-    S[h].tag = word_tag(x);
-    S[h].rep = (uint32_t)xi;
-    S[h].id = ++*k;
-    return *k;
+    return S->id;
 }
 
 /* A reference word's id (0: not in the candidate): the first probe without a branch on
  * its outcome (a word of at most 8 bytes found there, or an empty slot: the common cases). */
-static inline uint32_t ref_id(WWork *w, size_t xi, int fold) {
-    const Word *x = &w->w[xi];
+static uint32_t ref_id(const WWork *w, const Word *x, int fold) {
     const Slot *s = &w->map[(size_t)x->hash & (w->mcap - 1)];
     const int used = s->stamp == w->gen;
     const int same = used & (s->hash == x->hash) & (s->key == x->key) & (s->tag == word_tag(x));
-    if (__builtin_expect((used & !same) | (same & !x->exact), 0)) return map_id(w, xi, fold, 0, NULL);
+    if (__builtin_expect((used & !same) | (same & !x->exact), 0)) {
+        s = &w->map[map_slot(w, x, fold)];
+        return s->stamp == w->gen ? s->id : 0;
+    }
     return same ? s->id : 0;
 }
 
 static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
     const int64_t nrefs = t1 - t0 - 1;
-    size_t nw = 0;
-    for (int64_t t = t0; t < t1; t++) {
-        const size_t most = (size_t)(b->texts[t].len + 1) / 2;  /* words are separated */
-        if (grow((void **)&w->w, &w->w_cap, nw + most + 1, sizeof(Word)) < 0) return -1;
-        const int64_t cnt = scan(w, b, &b->texts[t], w->w + nw);
+    size_t most = 0;  /* words are separated: at most (len + 1) / 2 a text */
+    for (int64_t t = t0; t < t1; t++) most += (size_t)(b->texts[t].len + 1) / 2 + 1;
+    const size_t cand_most = (size_t)(b->texts[t0].len + 1) / 2 + 1;
+    if (grow((void **)&w->ids, &w->ids_cap, most + 1, sizeof(uint32_t)) < 0 ||
+        grow((void **)&w->ref_len, &w->rl_cap, (size_t)nrefs + 1, sizeof(int64_t)) < 0 ||
+        grow((void **)&w->w, &w->w_cap, cand_most + 1, sizeof(Word)) < 0)
+        return -1;
+    /* the candidate's words (kept: they are the table's representatives), then their ids */
+    const int64_t n = scan(w, b, &b->texts[t0], w->w);
+    if (n < 0) return -1;
+    if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
+    b->words[t0] = n;
+    uint32_t k = 0;
+    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
+    for (int64_t p = 0; p < n; p++) w->ids[p] = cand_id(w, (size_t)p, b->fold, &k);
+    /* each reference: 1-byte texts straight from their bitmaps to ids; others through words */
+    size_t q = (size_t)n;
+    for (int64_t t = t0 + 1; t < t1; t++) {
+        const WordText *x = &b->texts[t];
+        int64_t cnt;
+        if (x->kind == 1) {
+            cnt = scan1(w, b, x, NULL, w->ids + q);
+        } else {
+            const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
+            if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
+            cnt = scan(w, b, x, w->w + n);  /* after the candidate's words */
+            for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
+        }
         if (cnt < 0) return -1;
         b->words[t] = cnt;
-        nw += (size_t)cnt;
-    }
-    if (nw > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB instance) */
-    if (grow((void **)&w->ids, &w->ids_cap, nw + 1, sizeof(uint32_t)) < 0) return -1;
-    if (grow((void **)&w->ref_len, &w->rl_cap, (size_t)nrefs + 1, sizeof(int64_t)) < 0) return -1;
-    for (int64_t r = 0; r < nrefs; r++) w->ref_len[r] = b->words[t0 + 1 + r];
-    const int64_t n = b->words[t0];
-    uint32_t k = 0;
-    if (n > 0) {
-        if (map_reserve(w, (size_t)n) < 0) return -1;
-        if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
-        for (int64_t p = 0; p < n; p++) w->ids[p] = map_id(w, (size_t)p, b->fold, 1, &k);
-        for (size_t q = (size_t)n; q < nw; q++) w->ids[q] = ref_id(w, q, b->fold);
+        w->ref_len[t - t0 - 1] = cnt;
+        q += (size_t)cnt;
     }
     return lcs_local(&w->s, w->ids, n, k, w->ids + n, w->ref_len, nrefs, b->lcs + (t0 - (int64_t)i));
 }
