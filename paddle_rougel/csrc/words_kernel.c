@@ -196,7 +196,7 @@ static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
     return bits;
 }
 
-static uint32_t ref_id(const WWork *w, const Word *x, int fold);
+static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold);
 
 /* The words of a 1-byte text, walked from its bitmap in one pass: word starts and ends
  * alternate, and a word still open at the end of a 64-byte block ends in a later one.
@@ -334,7 +334,7 @@ static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
 
 /* A reference word's id (0: not in the candidate): the first probe without a branch on
  * its outcome (a word of at most 8 bytes found there, or an empty slot: the common cases). */
-static uint32_t ref_id(const WWork *w, const Word *x, int fold) {
+static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold) {
     const Slot *s = &w->map[(size_t)x->hash & (w->mcap - 1)];
     const int used = s->stamp == w->gen;
     const int same = used & (s->hash == x->hash) & (s->key == x->key) & (s->tag == word_tag(x));
@@ -399,7 +399,14 @@ int words_range(void *ctx, size_t begin, size_t end) {
     memset(&w, 0, sizeof(w));
     word_table(b, w.wc);
     int rc = 0;
-    for (size_t i = begin; i < end && rc == 0; i++) rc = words_instance(&w, b, i);
+    for (size_t i = begin; i < end && rc == 0; i++) {
+        if (i + 2 < end)  /* the strs are scattered over the heap: fetch the next texts ahead */
+            for (int64_t t = b->inst_start[i + 2]; t < b->inst_start[i + 3]; t++) {
+                __builtin_prefetch(b->texts[t].data);
+                __builtin_prefetch((const char *)b->texts[t].data + 64);
+            }
+        rc = words_instance(&w, b, i);
+    }
     wwork_free(&w);
     return rc;
 }
