@@ -214,3 +214,19 @@ def test_compute_one_str_reference_each_equals_reference_lists():
                 assert flat["signature"] == lists["signature"]
         finally:
             engine.set_backend("c")
+
+
+def test_integer_buffers_compare_as_python_ints():
+    """A batch of integer arrays only gets its ids from a C table: values equal as Python ints
+    share an id whatever the dtype or byte order, and -1 is not 2**64 - 1."""
+    a = np.array([-1, 1, 2 ** 40, 7], dtype=np.int64)
+    b = np.array([2 ** 64 - 1, 1, 2 ** 40, 7], dtype=np.uint64)
+    assert engine.lcs_length(a, b) == 3 == oracle.lcs_dp(a.tolist(), b.tolist())
+    rng = np.random.default_rng(5)
+    dtypes = ["i1", "u1", "<i2", ">u2", "<i4", ">i4", "<u8", ">i8"]
+    cands = [rng.integers(0, 100, rng.integers(0, 90)).astype(rng.choice(dtypes)) for _ in range(30)]
+    refs = [[rng.integers(0, 100, rng.integers(0, 90)).astype(rng.choice(dtypes))[::-1]] for _ in range(30)]
+    got = engine.lcs_batch(cands, refs).lcs.tolist()
+    assert got == [oracle.lcs_dp(c.tolist(), r[0].tolist()) for c, r in zip(cands, refs)]
+    # the same values as Python int lists (the dict path) give the same numbers
+    assert engine.lcs_batch([c.tolist() for c in cands], [[r[0].tolist()] for r in refs]).lcs.tolist() == got

@@ -38,6 +38,7 @@ typedef struct {
     PyObject **list;        /* scratch: owned references to one reference list's texts */
     size_t list_cap;
     int all_str;
+    int all_ints;           /* every text a 1-D integer buffer (TEXT_INTS) */
 } Snapshot;
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elt) {
@@ -204,6 +205,7 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
         return -1;
     }
     if (PyUnicode_Check(seq)) {
+        s->all_ints = 0;
         Py_INCREF(seq);
         t->kind = TEXT_STR;
         t->str = seq;
@@ -214,6 +216,7 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
     const int rc = PyObject_CheckBuffer(seq) ? snap_int_buffer(s, t, seq) : 1;
     if (rc < 0) return -1;
     if (rc == 1) {
+        s->all_ints = 0;
         t->kind = TEXT_ITEMS;
         t->off = (int64_t)s->items_len;
         if (take_items(seq, &s->items, &s->items_len, &s->items_cap) < 0) {
@@ -285,6 +288,7 @@ static int snapshot_batch(Snapshot *s, TokenBatch *b, PyObject *cands_in, PyObje
     b->inst_start = (int64_t *)malloc(((size_t)b->N + 1) * sizeof(int64_t));
     if (!b->inst_start) { PyErr_NoMemory(); goto done; }
     s->all_str = 1;
+    s->all_ints = 1;
     for (Py_ssize_t i = 0; i < b->N; i++) {
         b->inst_start[i] = (int64_t)s->n;
         const Py_ssize_t k = snap_list(s, PyTuple_GET_ITEM(lists, i), i, kind);
@@ -469,6 +473,38 @@ static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) 
     return 0;
 }
 
+/* Every text an integer buffer: a value's id from a C table (no Python int, no dict).  Two
+ * values are equal as Python ints when their 64 bits and their sign are: an int64 -1 and a
+ * uint64 2**64 - 1 have the same bits and differ.  (A string is never among them: the
+ * buffers all hold integers.) */
+static int int_ids(const Snapshot *s, TokenBatch *b) {
+    size_t total = 0;
+    for (size_t t = 0; t < s->n; t++) total += (size_t)s->texts[t].len;
+    size_t cap = 1024;
+    while (cap < 2 * total) cap *= 2;
+    uint64_t *keys = (uint64_t *)malloc(cap * sizeof(uint64_t));
+    uint32_t *vals = (uint32_t *)calloc(cap, sizeof(uint32_t));  /* 0: empty; ids are val - 1 */
+    uint8_t *neg = (uint8_t *)malloc(cap);
+    if (!keys || !vals || !neg) { free(keys); free(vals); free(neg); PyErr_NoMemory(); return -1; }
+    uint32_t next = 0;
+    const size_t mask = cap - 1;
+    for (size_t t = 0; t < s->n; t++) {
+        const Text *x = &s->texts[t];
+        const uint64_t *v = s->raw + x->off;
+        tok_t *out = b->toks + b->text_off[t];
+        for (int64_t p = 0; p < x->len; p++) {
+            const uint64_t k = v[p];
+            const uint8_t ng = x->is_signed && (int64_t)k < 0;
+            size_t h = (size_t)(((k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+            while (vals[h] && (keys[h] != k || neg[h] != ng)) h = (h + 1) & mask;
+            if (!vals[h]) { keys[h] = k; neg[h] = ng; vals[h] = ++next; }
+            out[p] = vals[h] - 1;
+        }
+    }
+    free(keys); free(vals); free(neg);
+    return 0;
+}
+
 /* Every text a str: its code points are the ids (no dict, no user code). */
 static void code_points(const Text *t, tok_t *out) {
     const Py_ssize_t n = (Py_ssize_t)t->len;
@@ -508,6 +544,7 @@ static int read_ids(const Snapshot *s, TokenBatch *b) {
         for (size_t t = 0; t < s->n; t++) code_points(&s->texts[t], b->toks + b->text_off[t]);
         return 0;
     }
+    if (s->all_ints && s->n > 0 && (uint64_t)total < TOK_ID_LIMIT) return int_ids(s, b);
     Interner in = {PyDict_New(), 0, NULL, NULL, 0, 0};
     if (!in.vocab) return -1;
     int rc = 0;
