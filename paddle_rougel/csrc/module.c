@@ -565,26 +565,28 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
     double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
     Py_ssize_t owned = 0;
     if (!objs || !texts || !cost) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t i = 0; i < N; i++) {  /* owned: the lists may change once the GIL is released */
-        if (i + 16 < N) {  /* the str objects are scattered: fetch ahead (a miss each, else) */
-            __builtin_prefetch(ci[i + 16], 1);
-            __builtin_prefetch(ri[i + 16], 1);
-        }
-        Py_INCREF(ci[i]); objs[owned++] = ci[i];
-        Py_INCREF(ri[i]); objs[owned++] = ri[i];
-    }
-    for (Py_ssize_t t = 0; t < 2 * N; t++) {
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(objs[t]) < 0) goto done;
-#endif
-        texts[t].data = PyUnicode_DATA(objs[t]);
-        texts[t].len = PyUnicode_GET_LENGTH(objs[t]);
-        texts[t].kind = (int)PyUnicode_KIND(objs[t]);
-    }
     int64_t *out, *cl, *rl;
     if (!(lcs = int64_array(N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(N, &rl))) goto done;
     PairsBatch P = {texts, out};
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned (the
+     * lists may change once the GIL is released), their storage, lengths and costs */
     for (Py_ssize_t i = 0; i < N; i++) {
+        if (i + 16 < N) {
+            __builtin_prefetch(ci[i + 16], 1);
+            __builtin_prefetch(ri[i + 16], 1);
+        }
+        for (int side = 0; side < 2; side++) {
+            PyObject *o = side ? ri[i] : ci[i];
+            Py_INCREF(o);
+            objs[owned++] = o;
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(o) < 0) goto done;
+#endif
+            WordText *x = &texts[2 * i + side];
+            x->data = PyUnicode_DATA(o);
+            x->len = PyUnicode_GET_LENGTH(o);
+            x->kind = (int)PyUnicode_KIND(o);
+        }
         cl[i] = texts[2 * i].len;
         rl[i] = texts[2 * i + 1].len;
         cost[i] = pairs_cost(&P, (size_t)i);
