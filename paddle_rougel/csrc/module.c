@@ -486,24 +486,36 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     int64_t *words = (int64_t *)calloc((size_t)T + 1, sizeof(int64_t));
     double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
     if (!objs || !texts || !inst || !words || !cost) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t i = 0, t = 0; i < N; i++) {  /* owned references, the candidate first */
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned
+     * references, the candidate first, and their storage.  No Python code runs in it (a
+     * finalizer could change the lists): texts to lowercase wait for the pass after. */
+    for (Py_ssize_t i = 0, t = 0; i < N; i++) {
         inst[i] = t;
-        if (i + 16 < N) {  /* the str objects are scattered: fetch ahead (a miss each, else) */
+        if (i + 16 < N) {
             __builtin_prefetch(ci[i + 16], 1);
             if (one_ref) __builtin_prefetch(li[i + 16], 1);
         }
-        Py_INCREF(ci[i]);
-        objs[t++] = ci[i];
         PyObject **items = REFS_OF(i);
-        for (Py_ssize_t j = 0; j < NREFS_OF(i); j++) {
-            Py_INCREF(items[j]);
-            objs[t++] = items[j];
+        const Py_ssize_t k = NREFS_OF(i);
+        for (Py_ssize_t j = -1; j < k; j++, t++) {
+            PyObject *o = j < 0 ? ci[i] : items[j];
+            Py_INCREF(o);
+            objs[t] = o;
+            texts[t].data = NULL;
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(o) < 0) continue;  /* (the pass after reports it) */
+#endif
+            if (fold && !PyUnicode_IS_ASCII(o)) continue;
+            texts[t].data = PyUnicode_DATA(o);
+            texts[t].len = PyUnicode_GET_LENGTH(o);
+            texts[t].kind = (int)PyUnicode_KIND(o);
         }
     }
 #undef REFS_OF
 #undef NREFS_OF
     inst[N] = T;
     for (Py_ssize_t t = 0; t < T; t++) {
+        if (texts[t].data) continue;
 #if PY_VERSION_HEX < 0x030C0000
         if (PyUnicode_READY(objs[t]) < 0) goto done;
 #endif
