@@ -126,7 +126,8 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
 
     Args:
         cands: N candidates (str or token sequences).
-        ref_lists: N non-empty lists of references.
+        ref_lists: N non-empty lists of references (or an ``inputs.OneRef``: one str
+            reference each, read without a tuple per instance).
         threads: worker threads for the C kernel (default: ``default_threads()``).
         words: ``(mode, fold)`` from ``TextSettings.c_words()``: every text is a str split
             into words (mode 0: ``str.split()``, lowercased first with fold; mode 1:

@@ -106,7 +106,7 @@ class Batch(NamedTuple):
     its references in one flat tuple, :class:`FlatRefs`), safe to keep and to share."""
 
     cands: tuple
-    ref_lists: Sequence         # one non-empty tuple of references per instance (a tuple or FlatRefs)
+    ref_lists: Sequence         # one non-empty tuple of references per instance (a tuple, FlatRefs or OneRef)
     plain: bool                 # every candidate and reference is a str
     yn_match: Optional[tuple]   # per instance: tuple of bool per reference, or None
     entities: Optional[tuple]   # per instance: tuple of entities, or None
