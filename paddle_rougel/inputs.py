@@ -33,7 +33,8 @@ import numpy as np
 
 from .engine import backend as engine_backend
 
-__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "check_tokens", "ref_items"]
+__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch",
+          "plain_instance", "check_tokens", "ref_items"]
 
 
 class FlatRefs(SequenceABC):
