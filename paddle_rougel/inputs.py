@@ -31,8 +31,6 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .engine import backend as engine_backend
-
 __all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance",
            "check_tokens", "ref_items", "unordered", "as_str", "locate"]
 
@@ -330,6 +328,12 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
     return xs
 
 
+def _engine_backend() -> str:
+    from .engine import backend  # engine imports this module (as_str, unordered): not at import time
+
+    return backend()
+
+
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
                base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None,
@@ -361,7 +365,7 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
     if _plain(cands, ref_lists):
         c_out, r_out = tuple(cands), tuple(map(tuple, ref_lists))
         plain = True
-    elif (toks := _token_tuples(cands, ref_lists, snapshot or engine_backend() != "c")) is not None:
+    elif (toks := _token_tuples(cands, ref_lists, snapshot or _engine_backend() != "c")) is not None:
         (c_out, r_out), plain = toks, False
     else:
         pairs = [check_instance(c, r, base + i) for i, (c, r) in enumerate(zip(cands, ref_lists))]
