@@ -9,6 +9,8 @@ Public API:
 * :func:`compare`: a paired significance test of two systems (``metric.confidence_interval()``
   gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
 * :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
+* :func:`rouge_l_matrix`: every query against every choice; :func:`deduplicate`: the
+  Self-Instruct ROUGE-L filter.
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :func:`alignment`: the LCS a score counts, as (candidate, reference) position pairs
   (ROUGE-Lsum: the union hits per reference sentence); :mod:`paddle_rougel.align`.
@@ -35,6 +37,7 @@ from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
 from .groups import breakdown, compare_breakdown
 from .hints import TokenizationHint
+from .matrix import Dedup, deduplicate, rouge_l_matrix
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 from .text import TokenizerError
 
@@ -74,6 +77,9 @@ __all__ = [
     "BLEUForDuReader",
     "rouge_l",
     "rouge_lsum",
+    "rouge_l_matrix",
+    "deduplicate",
+    "Dedup",
     "compute",
     "compare",
     "alignment",

@@ -65,6 +65,7 @@ class Accumulator:
     metric_name = ""
     state_key = ""  # its entry in a command-line state file ("metrics": {state_key: state})
     settings_class: type = RougeLSettings
+    reads_words = False  # True: _score passes Batch.words to the engine (strs split in C)
 
     def __init__(self, settings, keep_instances: bool = False):
         if not isinstance(settings, self.settings_class):
@@ -136,9 +137,10 @@ class Accumulator:
 
     def batch(self, cands, ref_lists, yn_labels=None, yn_refs=None, entity_refs=None) -> Batch:
         """The inputs as a validated batch for this accumulator: its text settings, its running
-        instance index in errors, its tokenization hint (see :func:`paddle_rougel.inputs.make_batch`)."""
+        instance index in errors, its tokenization hint, and strs kept for the C word reader where
+        this accumulator scores with it (see :func:`paddle_rougel.inputs.make_batch`)."""
         return make_batch(cands, ref_lists, yn_labels, yn_refs, entity_refs, base=self.n_seen(),
-                          tokenizer=self.tokenizer, hint=self.hint)
+                          tokenizer=self.tokenizer, hint=self.hint, words=self.reads_words)
 
     def instance(self, cand, ref_list, yn_label=None, yn_ref=None, entity_ref=None) -> Batch:
         """One instance as a batch (``add_inst``): a str and a list of str under the default
@@ -411,6 +413,7 @@ class RougeLAccumulator(Accumulator):
     metric_name = "RougeL"
     state_key = "rouge_l"
     settings_class = RougeLSettings
+    reads_words = True  # batches may keep strs for the C word reader (inputs.make_batch(words=True))
 
     def _declare(self) -> None:
         for name in ("f_sum", "p_sum", "r_sum"):
@@ -455,7 +458,7 @@ class RougeLAccumulator(Accumulator):
             raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
 
     def _score(self, batch: Batch):
-        res = engine.lcs_batch(batch.cands, batch.ref_lists)
+        res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
         bonus = self._pair_bonus(res, batch)
         s = _reduce(self.settings, res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
                     0.0 if bonus is None else bonus)
@@ -762,6 +765,8 @@ class RougeLsumAccumulator(RougeLAccumulator):
     >>> acc.scores()
     Score(precision=0.75, recall=1.0, fmeasure=0.8571428571428571)
     """
+
+    reads_words = False  # its batches come from lsum.make_lsum_batch
 
     metric_name = "RougeLsum"
     state_key = "rouge_lsum"

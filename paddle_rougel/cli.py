@@ -619,7 +619,8 @@ def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str
             batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
                                     acc.settings.raw_text(), base=lo, hint=acc.hint)
         else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint)
+            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint,
+                               words=acc.reads_words)
         acc.add_now(batch)
         bar.update(hi - lo)
     bar.close()

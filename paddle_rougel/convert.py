@@ -298,6 +298,30 @@ def _canonical(ids, valid, canon, xp):
     return mapped, xp.logical_and(valid, mapped < 0)
 
 
+def _masked_argmax(logits: np.ndarray, mask: np.ndarray, nz: np.ndarray) -> np.ndarray:
+    """``argmax(logits * mask[..., None], axis=2)`` (paddlenlp's masked argmax) at every position
+    that can be kept, without the [B, T, V] product.
+
+    Why it is the same where it matters: a kept position is one before the first zero of
+    its row's mask (``_valid``), so its mask value m (cast to the logits' dtype, as the
+    product casts it) is nonzero there.  Where m == 1, ``x * 1 == x`` exactly for every
+    float (inf, NaN and -0.0 included), so the product's argmax is the logits' own.  A
+    position where the mask is 0 is cut whatever its id, and so is every later one.  That
+    leaves the kept positions where m is neither (fractional, negative, > 1, or a nonzero
+    mask that the cast turns into 0): there the product changes the order (a negative m
+    reverses it; rounding can make ties; an underflow makes all zeros), so those positions,
+    and only those, are multiplied exactly as paddlenlp does and their argmax taken.  With
+    a 0/1 mask that is none: the cost is the argmax alone.
+    """
+    ids = np.argmax(logits, axis=2).astype(np.int64)
+    m = mask.astype(logits.dtype)
+    special = np.logical_and(m != 1, _before_first(np.logical_not(nz), _Numpy))
+    if special.any():
+        r, c = np.nonzero(special)
+        ids[r, c] = np.argmax(logits[r, c, :] * m[r, c, None], axis=1)
+    return ids
+
+
 def _rules(out, lab, seq_mask, xp, pad_id, eos_id, canon, mask_logits):
     """The five rules (module doc) over namespace ``xp``; returns (cand, cv, ref, rv)."""
     ids_o, is_logits = _ids(out, "output", xp, allow_logits=True)
@@ -306,10 +330,13 @@ def _rules(out, lab, seq_mask, xp, pad_id, eos_id, canon, mask_logits):
     _check_shapes(out, ids_l, mask)
     nz = None if mask is None else (mask if xp.kind(mask) == "b" else mask != 0)
     if is_logits:
-        logits = out
-        if mask_logits and mask is not None:  # paddlenlp's exact operation
-            logits = logits * xp.unsqueeze(mask.astype(logits.dtype), 2)
-        ids_o = xp.argmax(logits, axis=2).astype("int64")
+        if mask_logits and mask is not None and xp is _Numpy:
+            ids_o = _masked_argmax(out, mask, nz)
+        else:
+            logits = out
+            if mask_logits and mask is not None:  # paddlenlp's exact operation
+                logits = logits * xp.unsqueeze(mask.astype(logits.dtype), 2)
+            ids_o = xp.argmax(logits, axis=2).astype("int64")
     cv, rv = _valid(ids_o, nz, eos_id, pad_id, xp), _valid(ids_l, nz, eos_id, pad_id, xp)
     if canon is None:
         return ids_o, cv, ids_l, rv

@@ -58,7 +58,7 @@ try:  # the compiled kernel is optional: see setup.py
 except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
     _c_ext = None
 
-__all__ = ["LcsResult", "lcs_batch", "lcs_length", "clipped_matches", "backend", "set_backend",
+__all__ = ["LcsResult", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
            "default_threads"]
 
 
@@ -128,13 +128,19 @@ def default_threads() -> int:
     return min(n, MAX_THREADS)
 
 
-def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) -> LcsResult:
+def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
+              words: Optional[tuple] = None) -> LcsResult:
     """LCS lengths of each candidate against each of its references.
 
     Args:
         cands: N candidates (str or token sequences).
-        ref_lists: N non-empty lists of references.
+        ref_lists: N non-empty lists of references (or an ``inputs.OneRef``: one str
+            reference each, read without a tuple per instance).
         threads: worker threads for the C kernel (default: ``default_threads()``).
+        words: ``(mode, fold)`` from ``TextSettings.c_words()``: every text is a str split
+            into words (mode 0: ``str.split()``, lowercased first with fold; mode 1:
+            rouge-score's tokenizer), read in C; lengths then count words.  Texts that are
+            not all str are split by the Python tokenizer of the same settings.
 
     Raises:
         TypeError: (or ValueError) naming the instance (and reference) index for
@@ -148,13 +154,49 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None) 
             raise TypeError(f"lcs_batch: {name} is {unordered(x)}, which has no order; expected a list")
     if not isinstance(cands, (list, tuple)):
         cands = list(cands)  # generators: both back ends need len() and two passes
+    from .inputs import OneRef  # (inputs imports this module)
+
+    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None
+    if one is not None and _BACKEND == "c":  # one str reference each: no 1-tuples
+        if words is None:
+            res = lcs_pairs(cands, one, threads)
+            if res is not None:
+                return res
+        else:
+            raw = _c_ext.lcs_words(cands, one, words[0], bool(words[1]), threads or default_threads(),
+                                   one_ref=True)
+            if raw is not None:
+                return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
     if not isinstance(ref_lists, (list, tuple)):
         ref_lists = list(ref_lists)
+    if words is not None:
+        if _BACKEND == "c":
+            raw = _c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), threads or default_threads())
+            if raw is not None:
+                return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
+        from .inputs import Batch, make_batch, split_words  # the Python tokenizer of the same settings
+
+        b = make_batch(cands, ref_lists)
+        split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
+        cands, ref_lists = split.cands, split.ref_lists
     if _BACKEND == "c":
         raw = _c_ext.lcs_batch(cands, ref_lists, threads or default_threads())
         return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
     _warn_fallback()
     return _python_lcs_batch(cands, ref_lists)
+
+
+def lcs_pairs(cands: Sequence, refs: Sequence, threads: int | None = None) -> Optional[LcsResult]:
+    """``lcs_batch(cands, [[r] for r in refs])`` when every item is a ``str`` (characters as
+    tokens), with no per-pair overhead (``_lcs.lcs_pairs``); None when the items are anything
+    else or the C engine is not in use (the caller takes the general path)."""
+    if _BACKEND != "c" or not isinstance(cands, (list, tuple)) or not isinstance(refs, (list, tuple)):
+        return None
+    raw = _c_ext.lcs_pairs(cands, refs, threads or default_threads())
+    if raw is None:
+        return None
+    lcs, cand_len, ref_len = (np.frombuffer(b, dtype=np.int64) for b in raw)
+    return LcsResult(lcs, cand_len, ref_len, np.ones(len(lcs), dtype=np.int64))
 
 
 def lcs_length(a: Any, b: Any) -> int:

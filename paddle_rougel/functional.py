@@ -26,7 +26,7 @@ import numpy as np
 from . import __version__, accumulators, engine, scoring
 from .accumulators import RougeLAccumulator, RougeLsumAccumulator
 from .hints import Hinter
-from .inputs import check_tokens, make_batch
+from .inputs import check_tokens, make_batch, str_pairs_batch
 from .lsum import make_lsum_batch, score_batch
 from .settings import RougeLSettings, RougeLsumSettings
 from .text import TextSettings
@@ -68,9 +68,16 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
     text = TextSettings(tokenize, normalize, lowercase, stem)
     tok = RougeLSettings(text=text).tokenizer()
-    batch = make_batch(hypotheses, [[ref] for ref in references], tokenizer=tok,  # errors name the instance
-                       hint=Hinter(text))
-    res = engine.lcs_batch(batch.cands, batch.ref_lists)
+    hint = Hinter(text)
+    res = engine.lcs_pairs(hypotheses, references) if tok is None else None  # strs: one C call
+    if res is not None:
+        hint(hypotheses, references)
+        p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
+        f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
+        return RougeLOutput(f, p, r)
+    batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, hint=hint, words=True,
+                       snapshot=False)  # errors name the instance
+    res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
     return RougeLOutput(f, p, r)
@@ -117,6 +124,20 @@ def _lsum_refs(pred: Any, refs: Any) -> Any:
     return refs
 
 
+_SEQS = {list, tuple}
+
+
+def _one_reference_each(predictions: list, references: list) -> bool:
+    """What _ref_list decides item by item, for the two common cases at once: every reference
+    a str, or every prediction and reference a list/tuple of tokens that are not sequences."""
+    rtypes = set(map(type, references))
+    if rtypes <= {str}:
+        return True
+    if not (rtypes <= _SEQS and set(map(type, predictions)) <= _SEQS):
+        return False
+    return not {type(r[0]) for r in references if r} & {list, tuple, np.ndarray}
+
+
 def _weighting(gamma: Optional[float], alpha: Optional[float]) -> dict:
     if gamma is not None and alpha is not None:
         raise ValueError("compute: give gamma or alpha, not both")
@@ -128,8 +149,17 @@ def _rouge_l_part(predictions: list, references: list, text: TextSettings, weigh
                   multi_ref: str, per_instance: bool) -> dict:
     settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
     acc = RougeLAccumulator(settings)
-    ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-    s = acc.add_now(make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, hint=acc.hint))[0]
+    batch = str_pairs_batch(predictions, references, acc.tokenizer)  # strs, one reference each
+    if batch is not None:
+        acc.hint(predictions, references)
+    else:
+        if _one_reference_each(predictions, references):  # 1-tuples at C speed
+            ref_lists = list(zip(references))
+        else:
+            ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
+        batch = make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, hint=acc.hint, words=True,
+                           snapshot=False)
+    s = acc.add_now(batch)[0]
     return _part("rougeL", acc, s, per_instance), settings
 
 

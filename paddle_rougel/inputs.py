@@ -31,8 +31,8 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["Batch", "FlatRefs", "make_batch", "plain_instance", "check_tokens", "ref_items",
-           "unordered", "as_str", "locate"]
+__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance",
+           "check_tokens", "ref_items", "unordered", "as_str", "locate"]
 
 
 def unordered(x: Any) -> Optional[str]:
@@ -105,16 +105,49 @@ class FlatRefs(SequenceABC):
         return f"FlatRefs({tuple(self)!r})"
 
 
+class OneRef(SequenceABC):
+    """Per-instance reference tuples when each instance has exactly one reference:
+    ``refs[i]`` is instance i's; it reads as a tuple of 1-tuples without making them (the
+    engine takes ``refs`` as is: ``engine.lcs_batch``).
+
+    >>> refs = OneRef(("a", "b"))
+    >>> len(refs), refs[1], list(refs)
+    (2, ('b',), [('a',), ('b',)])
+    """
+
+    __slots__ = ("refs",)
+
+    def __init__(self, refs: tuple):
+        self.refs = refs
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        return (self.refs[i],)
+
+    def __iter__(self):
+        return zip(self.refs)
+
+    def __repr__(self) -> str:
+        return f"OneRef({self.refs!r})"
+
+
 class Batch(NamedTuple):
     """A validated batch: immutable all the way down (tuples; a str batch of summaries keeps
     its references in one flat tuple, :class:`FlatRefs`), safe to keep and to share."""
 
     cands: tuple
-    ref_lists: Sequence         # one non-empty tuple of references per instance (a tuple or FlatRefs)
+    ref_lists: Sequence         # one non-empty tuple of references per instance (a tuple, FlatRefs or OneRef)
     plain: bool                 # every candidate and reference is a str
     yn_match: Optional[tuple]   # per instance: tuple of bool per reference, or None
     entities: Optional[tuple]   # per instance: tuple of entities, or None
     tokenized: bool = False     # str inputs were turned into word tokens by text settings
+    # (mode, fold) of the C word reader: the strs are kept as given and split into words by
+    # the engine (``engine.lcs_batch(words=...)``); None: the tokens are as they are here
+    words: Optional[tuple] = None
 
     def __len__(self) -> int:  # the number of instances (not of fields)
         return len(self.cands)
@@ -128,6 +161,43 @@ def _plain(cands: Sequence, ref_lists: Sequence) -> bool:
     """Every candidate a str, every ref_list a non-empty list/tuple of str (C-speed set checks)."""
     return (set(map(type, cands)) <= _STR and set(map(type, ref_lists)) <= _SEQS
             and all(ref_lists) and set(map(type, itertools.chain.from_iterable(ref_lists))) <= _STR)
+
+
+def _token_tuples(cands: Sequence, ref_lists: Sequence, snapshot: bool) -> Optional[tuple]:
+    """(cands, ref_lists) as tuples when every candidate and reference is a list or tuple of
+    hashable tokens and every ref_list a non-empty list or tuple (checked at C speed: one
+    hash() of the whole snapshot); None otherwise (the per-instance checks name the problem).
+    snapshot=False: the outer tuples only, the token lists as given, unchecked (for a batch
+    the C reader takes at once: it snapshots them itself and names an unhashable token)."""
+    if not (set(map(type, cands)) <= _SEQS and set(map(type, ref_lists)) <= _SEQS and all(ref_lists)
+            and set(map(type, itertools.chain.from_iterable(ref_lists))) <= _SEQS):
+        return None
+    if not snapshot:
+        return tuple(cands), tuple(ref_lists)
+    c_out = tuple(map(tuple, cands))
+    r_out = tuple(tuple(map(tuple, rl)) for rl in ref_lists)
+    try:
+        hash((c_out, r_out))  # every token hashable (a str's hash is cached: cheap)
+    except Exception:  # noqa: BLE001 - the slow path raises the named error
+        return None
+    return c_out, r_out
+
+
+def str_pairs_batch(cands: Sequence, refs: Sequence, tokenizer=None) -> Optional[Batch]:
+    """The batch of (cands[i], refs[i]) when every item is a ``str`` and the text settings are
+    characters (``tokenizer`` None) or have a C word reader: the strs kept as given, one
+    reference each (:class:`OneRef`), checked at C speed; None otherwise.
+
+    >>> b = str_pairs_batch(["ab", "c"], ["b", "cd"])
+    >>> b.cands, tuple(b.ref_lists), b.words
+    (('ab', 'c'), (('b',), ('cd',)), None)
+    """
+    cw = getattr(tokenizer, "c_words", None)
+    if tokenizer is not None and cw is None:
+        return None
+    if len(cands) != len(refs) or not (set(map(type, cands)) <= _STR and set(map(type, refs)) <= _STR):
+        return None
+    return Batch(tuple(cands), OneRef(tuple(refs)), True, None, None, cw is not None, cw)
 
 
 def plain_instance(cand: Any, ref_list: Any) -> Optional[Batch]:
@@ -258,10 +328,17 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
     return xs
 
 
+def _engine_backend() -> str:
+    from .engine import backend  # engine imports this module (as_str, unordered): not at import time
+
+    return backend()
+
+
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None,
                base: int = 0, tokenizer: Optional[Callable[[str], Any]] = None,
-               hint: Optional[Callable[[Sequence, Sequence], None]] = None) -> Batch:
+               hint: Optional[Callable[[Sequence, Sequence], None]] = None,
+               words: bool = False, snapshot: bool = True) -> Batch:
     """Validate and snapshot N instances (see the module doc); errors name ``instance {base + i}``.
 
     The bonus columns hold one item (or None) per instance.  ``yn_refs`` is used
@@ -270,6 +347,13 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
     settings) turns every ``str`` candidate, reference and entity into tokens;
     token lists are passed through untouched.  ``hint`` (the metric's
     :class:`paddle_rougel.hints.Hinter`) looks at the valid inputs first.
+    ``words=True`` (a consumer that scores
+    with ``engine.lcs_batch(..., words=batch.words)``): when the tokenizer has a C word
+    reader (``c_words``), the batch is all ``str`` and has no bonus columns, the strs are
+    kept and ``Batch.words`` says how the engine splits them.  ``snapshot=False`` (a batch
+    scored at once by the C engine, never buffered): lists of token lists are not copied
+    or checked here (the engine reads them once, names a bad token, and the caller gets
+    only numbers back).
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidates and a list of reference lists, not a str")
@@ -281,6 +365,8 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
     if _plain(cands, ref_lists):
         c_out, r_out = tuple(cands), tuple(map(tuple, ref_lists))
         plain = True
+    elif (toks := _token_tuples(cands, ref_lists, snapshot or _engine_backend() != "c")) is not None:
+        (c_out, r_out), plain = toks, False
     else:
         pairs = [check_instance(c, r, base + i) for i, (c, r) in enumerate(zip(cands, ref_lists))]
         c_out = tuple(p[0] for p in pairs)
@@ -289,6 +375,9 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
             type(r) is str for refs in r_out for r in refs)
     if hint is not None:
         hint(cands, ref_lists)
+    cw = getattr(tokenizer, "c_words", None)
+    if words and cw is not None and plain and yn_labels is None and entity_refs is None:
+        return Batch(c_out, r_out, True, None, None, True, cw)
     if tokenizer is not None:
         c_out, r_out, plain = _tokenized(c_out, r_out, tokenizer, base)
     if yn_labels is None and entity_refs is None:
@@ -339,10 +428,25 @@ def _bonus_columns(cands: tuple, refs: tuple, yn_labels, yn_refs, entity_refs, b
     return (tuple(yn_out) if has_yn else None), (tuple(ent_out) if has_ent else None)
 
 
+def split_words(batch: Batch) -> Batch:
+    """A batch whose strs the C reader would split (``words``), split by the Python tokenizer."""
+    if batch.words is None:
+        return batch
+    mode, fold = batch.words
+    from .text import TextSettings
+
+    tok = TextSettings("whitespace", lowercase=fold) if mode == 0 else TextSettings("rouge_score")
+    c_out, r_out, plain = _tokenized(batch.cands, batch.ref_lists, tok.tokenizer())
+    return Batch(c_out, r_out, plain, batch.yn_match, batch.entities, True, None)  # (no _replace:
+    # Batch.__len__ counts instances, which NamedTuple._make mistakes for its field count)
+
+
 def concat(batches: Sequence[Batch]) -> Batch:
     """One batch of the instances of several (in order)."""
     if len(batches) == 1:
         return batches[0]
+    if len({b.words for b in batches}) > 1:  # texts kept for the C reader next to tokens
+        batches = [split_words(b) for b in batches]
     def col(name):
         if all(getattr(b, name) is None for b in batches):
             return None
@@ -354,4 +458,4 @@ def concat(batches: Sequence[Batch]) -> Batch:
     return Batch(tuple(itertools.chain.from_iterable(b.cands for b in batches)),
                  tuple(itertools.chain.from_iterable(b.ref_lists for b in batches)),
                  all(b.plain for b in batches), col("yn_match"), col("entities"),
-                 any(b.tokenized for b in batches))
+                 any(b.tokenized for b in batches), batches[0].words)

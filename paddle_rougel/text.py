@@ -242,8 +242,33 @@ class TextSettings:
     def is_default(self) -> bool:
         return self == TextSettings()
 
+    def c_words(self) -> Optional[tuple]:
+        """``(mode, fold)`` of the C word reader (``_lcs.lcs_words``) when it gives exactly
+        :meth:`tokenizer`'s words: ``"whitespace"`` (mode 0, fold = lowercase) and
+        ``"rouge_score"`` without stemming (mode 1), normalize ``"none"``; else None.
+
+        >>> TextSettings("whitespace").c_words(), TextSettings("rouge_score", stem=True).c_words()
+        ((0, False), None)
+        """
+        if self.normalize != "none" or self.stem or not isinstance(self.tokenize, str):
+            return None
+        if self.tokenize == "whitespace":
+            return (0, self.lowercase)
+        if self.tokenize == "rouge_score":
+            return (1, True)
+        return None
+
     def tokenizer(self) -> Callable[[str], Any]:
-        """``str -> str or tuple of tokens`` (a ``str`` result is scored per character)."""
+        """``str -> str or tuple of tokens`` (a ``str`` result is scored per character).
+
+        Its ``c_words`` attribute is :meth:`c_words` (ROUGE-L batches of str then keep the
+        texts and the C reader splits them; see ``inputs.make_batch``)."""
+        fn = self._tokenizer()
+        if self.c_words() is not None:
+            fn.c_words = self.c_words()
+        return fn
+
+    def _tokenizer(self) -> Callable[[str], Any]:
         tok, norm, lc = self.tokenize, self.normalize, self.lowercase
         if self._custom is not None:
             name, f = self._custom

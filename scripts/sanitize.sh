@@ -80,6 +80,9 @@ set +e -o pipefail
     "$ROOT/tests/test_engine_props.py" \
     "$ROOT/tests/test_engine_hostile.py" \
     "$ROOT/tests/test_inputs_hostile.py" \
+    "$ROOT/tests/test_engine_words.py" \
+    "$ROOT/tests/test_engine_matrix.py" \
+    "$ROOT/tests/test_engine_pairs.py" \
     "$ROOT/tests/test_bleu.py::test_kernel_counts_equal_dict_counts" \
     "$ROOT/tests/test_bleu.py::test_python_fallback_gives_the_same_bleu" \
     "$ROOT/tests/test_lsum.py" \

@@ -38,3 +38,14 @@ def test_workload_generator_is_seeded_and_shaped():
     assert all("\u4e00" <= ch <= "\u9fff" for ch in text)
     assert len(set(text)) > 500 and len(set(text)) < len(text) / 10  # many chars, repeated
     assert wl.cell_count(cands, ref_lists) == sum(len(c) * len(x) for c, r in zip(cands, ref_lists) for x in r)
+
+
+def test_bench_roads_quick_exits_zero():
+    """Every row of issue 21's table runs, its peers' scores checked equal to ours."""
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "bench_roads.py"), "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "All score checks passed." in proc.stdout
+    for work in ("english", "english-ids", "chinese", "all-pairs", "update"):
+        assert f"| {work} |" in proc.stdout
+    assert "MISMATCH" not in proc.stdout

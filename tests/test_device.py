@@ -364,3 +364,53 @@ def test_prepare_keeps_the_inputs_place():
     x = paddle.to_tensor([[1, 2, 0]])
     for t in prepare(x, x, pad_id=0):
         assert str(t.place) == str(x.place)  # Place compares by identity before Paddle 3.1
+
+
+def _product_argmax_rows(logits, mask):
+    """Oracle: paddlenlp's full product and argmax, then the cut at each row's first zero."""
+    ids = np.argmax(logits * mask.astype(logits.dtype)[:, :, None], axis=2)
+    keep = np.cumsum(mask == 0, axis=1) == 0
+    return [r[k] for r, k in zip(ids, keep)]
+
+
+def test_masked_argmax_without_the_product_is_exact():
+    from paddle_rougel.convert import host_tokens
+
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        b, t, v = int(rng.integers(1, 6)), int(rng.integers(1, 12)), int(rng.integers(1, 9))
+        dtype = ("float32", "float64", "float16")[trial % 3]
+        logits = rng.standard_normal((b, t, v)).astype(dtype)
+        logits[0, 0, :] = 0.5  # ties
+        kind = trial % 5
+        if kind == 0:
+            mask = (rng.random((b, t)) < 0.8).astype("int64")  # 0/1 with holes
+        elif kind == 1:
+            mask = rng.choice([1.0, 0.5, -1.0, 2.0, 1e-50, 0.0], size=(b, t))  # fractional, negative
+        elif kind == 2:
+            mask = rng.random((b, t)) < 0.9  # bool
+        elif kind == 3:
+            mask = rng.choice([1, 1, 1, -2, 3], size=(b, t)).astype("int32")
+        else:
+            mask = np.ones((b, t), dtype="float32")
+        cand, _ = host_tokens(logits, np.zeros((b, t), dtype="int64"), mask, mask_logits=True)
+        want = _product_argmax_rows(logits, mask)
+        assert [c.tolist() for c in cand] == [w.tolist() for w in want], (trial, mask)
+
+
+def test_masked_argmax_allocates_no_logits_sized_product():
+    import tracemalloc
+
+    from paddle_rougel.convert import host_tokens
+
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((16, 64, 1000)).astype("float32")
+    mask = (np.arange(64)[None, :] < rng.integers(1, 65, 16)[:, None]).astype("int64")
+    label = rng.integers(0, 1000, (16, 64))
+    tracemalloc.start()
+    try:
+        host_tokens(logits, label, mask, mask_logits=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < logits.nbytes // 4, peak  # numpy reports its buffers to tracemalloc

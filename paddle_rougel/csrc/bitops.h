@@ -12,8 +12,10 @@ static inline int popcount64_words(uint64_t x) {
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* The builtin only where it is one instruction (-mpopcnt, a target("popcnt") function, or
+ * another architecture's native count); without it GCC calls libgcc's __popcountdi2. */
 static inline int popcount64(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__)))
     return __builtin_popcountll(x);
 #else
     return popcount64_words(x);

@@ -24,14 +24,19 @@ typedef struct {
     TokMap map;                /* token -> local id */
     uint32_t *a_ids;           /* candidate local ids */
     uint32_t *b_ids;           /* all references' local ids, concatenated */
-    uint64_t *mw;              /* masks of the current word, by local id */
-    uint8_t *carry;            /* one per reference position */
-    size_t a_cap, b_cap, mw_cap, carry_cap;
+    size_t a_cap, b_cap;
+    LcsScratch s;
 } Work;
 
 static void work_free(Work *w) {
     tokmap_free(&w->map);
-    free(w->a_ids); free(w->b_ids); free(w->mw); free(w->carry);
+    free(w->a_ids); free(w->b_ids);
+    lcs_scratch_free(&w->s);
+}
+
+void lcs_scratch_free(LcsScratch *s) {
+    free(s->mw); free(s->carry);
+    memset(s, 0, sizeof(*s));
 }
 
 /* a_ids / b_ids for one instance; returns the alphabet size k, or -1. */
@@ -47,11 +52,10 @@ static int64_t local_ids(Work *w, const tok_t *a, int64_t n, const tok_t *b, int
 }
 
 /* Candidate of at most 64 tokens: one word, no carries between words. */
-static void lcs_one_word(const Work *w, int64_t n, const int64_t *ref_len, int64_t nrefs, int64_t *out) {
-    uint64_t *mw = w->mw;
-    for (int64_t p = 0; p < n; p++) mw[w->a_ids[p]] |= (uint64_t)1 << p;
+static void lcs_one_word(uint64_t *mw, const uint32_t *A, int64_t n, const uint32_t *B,
+                         const int64_t *ref_len, int64_t nrefs, int64_t *out) {
+    for (int64_t p = 0; p < n; p++) mw[A[p]] |= (uint64_t)1 << p;
     const uint64_t valid = (n == 64) ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
-    const uint32_t *B = w->b_ids;
     for (int64_t r = 0; r < nrefs; r++) {
         uint64_t V = ~(uint64_t)0;
         const int64_t m = ref_len[r];
@@ -66,19 +70,17 @@ static void lcs_one_word(const Work *w, int64_t n, const int64_t *ref_len, int64
 }
 
 /* Longer candidates: word by word, each reference position keeps its carry. */
-static void lcs_words(Work *w, int64_t n, const int64_t *ref_len, int64_t nrefs, int64_t total_b,
-                      int64_t *out) {
-    uint64_t *mw = w->mw;
-    const uint32_t *A = w->a_ids;
-    memset(w->carry, 0, (size_t)total_b);
+static void lcs_words(uint64_t *mw, uint8_t *carry, const uint32_t *A, int64_t n, const uint32_t *B0,
+                      const int64_t *ref_len, int64_t nrefs, int64_t total_b, int64_t *out) {
+    memset(carry, 0, (size_t)total_b);
     for (int64_t r = 0; r < nrefs; r++) out[r] = 0;
     for (int64_t p0 = 0; p0 < n; p0 += 64) {
         const int64_t p1 = (p0 + 64 < n) ? p0 + 64 : n;
         for (int64_t p = p0; p < p1; p++) mw[A[p]] |= (uint64_t)1 << (p - p0);
         const int64_t nb = p1 - p0;
         const uint64_t valid = (nb == 64) ? ~(uint64_t)0 : (((uint64_t)1 << nb) - 1);
-        const uint32_t *B = w->b_ids;
-        uint8_t *C = w->carry;
+        const uint32_t *B = B0;
+        uint8_t *C = carry;
         for (int64_t r = 0; r < nrefs; r++) {
             uint64_t V = ~(uint64_t)0;
             const int64_t m = ref_len[r];
@@ -107,14 +109,25 @@ static int lcs_instance(Work *w, const LcsBatch *b, size_t i, int64_t *ref_len) 
     }
     const int64_t k = local_ids(w, b->toks + b->text_off[t0], n, b->toks + b->text_off[t0 + 1], total_b);
     if (k < 0) return -1;
-    if (grow((void **)&w->mw, &w->mw_cap, (size_t)k + 1, sizeof(uint64_t)) < 0) return -1;
-    memset(w->mw, 0, ((size_t)k + 1) * sizeof(uint64_t));
-    if (n <= 64) {
-        lcs_one_word(w, n, ref_len, nrefs, out);
+    return lcs_local(&w->s, w->a_ids, n, (uint32_t)k, w->b_ids, ref_len, nrefs, out);
+}
+
+int lcs_local(LcsScratch *s, const uint32_t *a, int64_t n, uint32_t k, const uint32_t *b,
+              const int64_t *ref_len, int64_t nrefs, int64_t *out) {
+    int64_t total_b = 0;
+    for (int64_t r = 0; r < nrefs; r++) total_b += ref_len[r];
+    if (n == 0 || total_b == 0) {
+        for (int64_t r = 0; r < nrefs; r++) out[r] = 0;
         return 0;
     }
-    if (grow((void **)&w->carry, &w->carry_cap, (size_t)total_b, 1) < 0) return -1;
-    lcs_words(w, n, ref_len, nrefs, total_b, out);
+    if (grow((void **)&s->mw, &s->mw_cap, (size_t)k + 1, sizeof(uint64_t)) < 0) return -1;
+    memset(s->mw, 0, ((size_t)k + 1) * sizeof(uint64_t));
+    if (n <= 64) {
+        lcs_one_word(s->mw, a, n, b, ref_len, nrefs, out);
+        return 0;
+    }
+    if (grow((void **)&s->carry, &s->carry_cap, (size_t)total_b, 1) < 0) return -1;
+    lcs_words(s->mw, s->carry, a, n, b, ref_len, nrefs, total_b, out);
     return 0;
 }
 

@@ -17,6 +17,20 @@ typedef struct {
     int64_t *lcs;               /* [T-N] out: LCS of each reference, in order */
 } LcsBatch;
 
+/* Per-thread scratch of lcs_local (zero-initialise; lcs_scratch_free when done). */
+typedef struct {
+    uint64_t *mw;              /* masks of the current word, by local id */
+    uint8_t *carry;            /* one per reference position */
+    size_t mw_cap, carry_cap;
+} LcsScratch;
+
+/* LCS of candidate a[0..n) against nrefs references concatenated in b (reference r has
+ * ref_len[r] tokens); ids are local: 1..k for the candidate's tokens, 0 for a token the
+ * candidate lacks.  out[r] = LCS with reference r.  Returns 0, or -1 when out of memory. */
+int lcs_local(LcsScratch *s, const uint32_t *a, int64_t n, uint32_t k, const uint32_t *b,
+              const int64_t *ref_len, int64_t nrefs, int64_t *out);
+void lcs_scratch_free(LcsScratch *s);
+
 /* Estimated work of instance i (for run_partitioned). */
 double lcs_cost(const LcsBatch *b, size_t i);
 

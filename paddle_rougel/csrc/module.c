@@ -7,6 +7,9 @@
  *   lsum_kernel.c   ROUGE-Lsum union LCS with rouge-score's backtrack (pure C)
  *   partition.c     instances split over threads by cost
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
+ *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)
+ *   matrix_kernel.c all-pairs LCS of queries against choices (pure C)
+ *   pairs_kernel.c  character-level (str, str) pairs without per-pair overhead (pure C)
  *
  * The GIL is held while tokens are read; the kernels run without it.
  * Results are bytearrays (numpy views of them are writable).
@@ -18,10 +21,14 @@
 
 #include "lcs_kernel.h"
 #include "lsum_kernel.h"
+#include "matrix_kernel.h"
 #include "ngram_kernel.h"
+#include "pairs_kernel.h"
 #include "partition.h"
 #include "stats_kernel.h"
 #include "tokens.h"
+#include "tokmap.h"
+#include "words_kernel.h"
 
 /* A zero-filled bytearray of n native int64 and its data. */
 static PyObject *int64_array(Py_ssize_t n, int64_t **data) {
@@ -483,7 +490,300 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------ words from str */
+
+PyDoc_STRVAR(lcs_words_doc,
+"lcs_words(cands, ref_lists, mode, fold=False, threads=1, one_ref=False) -> (lcs, cand_len, ref_len, ref_count) or None\n\n"
+"lcs_batch on the words of str texts, read in C: mode 0 is str.split(), mode 1\n"
+"rouge-score's tokenizer (lowercase, runs of [a-z0-9]; fold is then implied).\n"
+"fold: compare lowercased (str.lower() first; whitespace mode with lowercase).\n"
+"cands: a list or tuple of str; ref_lists: per candidate a non-empty list or\n"
+"tuple of str (one_ref: a str, its only reference).  None (nothing computed)\n"
+"unless every item has those exact types.\n"
+"Lengths count words.");
+
+static int py_is_space(uint32_t c) { return Py_UNICODE_ISSPACE((Py_UCS4)c); }
+
+static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", "one_ref", NULL};
+    PyObject *cands, *lists, *result = NULL, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *rc_o = NULL;
+    int mode, fold = 0, threads = 1, one_ref = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pip", kwlist, &cands, &lists, &mode, &fold, &threads,
+                                     &one_ref))
+        return NULL;
+    if (mode != WORDS_SPLIT && mode != WORDS_ALNUM) {
+        PyErr_SetString(PyExc_ValueError, "lcs_words: mode must be 0 (split) or 1 (rouge_score)");
+        return NULL;
+    }
+    if (mode == WORDS_ALNUM) fold = 1;
+    if (!list_or_tuple(cands) || !list_or_tuple(lists) ||
+        PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(lists))
+        Py_RETURN_NONE;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
+    PyObject **ci = PySequence_Fast_ITEMS(cands), **li = PySequence_Fast_ITEMS(lists);
+    Py_ssize_t T = N;
+/* instance i's references: a list or tuple of them, or (one_ref) the str itself */
+#define REFS_OF(i) (one_ref ? &li[i] : PySequence_Fast_ITEMS(li[i]))
+#define NREFS_OF(i) (one_ref ? 1 : PySequence_Fast_GET_SIZE(li[i]))
+    for (Py_ssize_t i = 0; i < N; i++) {  /* types first: no Python code runs until the copy */
+        if (!PyUnicode_CheckExact(ci[i])) Py_RETURN_NONE;
+        if (!one_ref && (!list_or_tuple(li[i]) || PySequence_Fast_GET_SIZE(li[i]) == 0)) Py_RETURN_NONE;
+        PyObject **items = REFS_OF(i);
+        for (Py_ssize_t j = 0; j < NREFS_OF(i); j++)
+            if (!PyUnicode_CheckExact(items[j])) Py_RETURN_NONE;
+        T += NREFS_OF(i);
+    }
+    PyObject **objs = (PyObject **)calloc((size_t)T + 1, sizeof(PyObject *));
+    WordText *texts = (WordText *)malloc(((size_t)T + 1) * sizeof(WordText));
+    int64_t *inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
+    int64_t *words = (int64_t *)calloc((size_t)T + 1, sizeof(int64_t));
+    double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    if (!objs || !texts || !inst || !words || !cost) { PyErr_NoMemory(); goto done; }
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned
+     * references, the candidate first, and their storage.  No Python code runs in it (a
+     * finalizer could change the lists): texts to lowercase wait for the pass after. */
+    for (Py_ssize_t i = 0, t = 0; i < N; i++) {
+        inst[i] = t;
+        if (i + 16 < N) {
+            __builtin_prefetch(ci[i + 16], 1);
+            if (one_ref) __builtin_prefetch(li[i + 16], 1);
+        }
+        PyObject **items = REFS_OF(i);
+        const Py_ssize_t k = NREFS_OF(i);
+        for (Py_ssize_t j = -1; j < k; j++, t++) {
+            PyObject *o = j < 0 ? ci[i] : items[j];
+            Py_INCREF(o);
+            objs[t] = o;
+            texts[t].data = NULL;
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(o) < 0) continue;  /* (the pass after reports it) */
+#endif
+            if (fold && !PyUnicode_IS_ASCII(o)) continue;
+            texts[t].data = PyUnicode_DATA(o);
+            texts[t].len = PyUnicode_GET_LENGTH(o);
+            texts[t].kind = (int)PyUnicode_KIND(o);
+        }
+    }
+#undef REFS_OF
+#undef NREFS_OF
+    inst[N] = T;
+    for (Py_ssize_t t = 0; t < T; t++) {
+        if (texts[t].data) continue;
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(objs[t]) < 0) goto done;
+#endif
+        if (fold && !PyUnicode_IS_ASCII(objs[t])) {  /* str.lower(): exactly Python's lowercase */
+            PyObject *low = PyObject_CallMethod(objs[t], "lower", NULL);
+            if (!low) goto done;
+            Py_SETREF(objs[t], low);
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(objs[t]) < 0) goto done;
+#endif
+        }
+        texts[t].data = PyUnicode_DATA(objs[t]);
+        texts[t].len = PyUnicode_GET_LENGTH(objs[t]);
+        texts[t].kind = (int)PyUnicode_KIND(objs[t]);
+    }
+    int64_t *out, *cl, *rl, *rc;
+    if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(T - N, &rl)) ||
+        !(rc_o = int64_array(N, &rc)))
+        goto done;
+    WordsBatch W = {texts, inst, mode, fold, py_is_space, out, words};
+    for (Py_ssize_t i = 0; i < N; i++) cost[i] = words_cost(&W, (size_t)i);
+    if (run_kernel(cost, N, threads, words_range, &W) < 0) goto done;
+    for (Py_ssize_t i = 0, m = 0; i < N; i++) {
+        cl[i] = words[inst[i]];
+        rc[i] = inst[i + 1] - inst[i] - 1;
+        for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[m++] = words[t];
+    }
+    result = PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
+done:
+    if (objs)
+        for (Py_ssize_t t = 0; t < T; t++) Py_XDECREF(objs[t]);
+    free(objs); free(texts); free(inst); free(words); free(cost);
+    Py_XDECREF(lcs); Py_XDECREF(cl_o); Py_XDECREF(rl_o); Py_XDECREF(rc_o);
+    return result;
+}
+
+/* ------------------------------------------------------------ str pairs */
+
+PyDoc_STRVAR(lcs_pairs_doc,
+"lcs_pairs(cands, refs, threads=1) -> (lcs, cand_len, ref_len) or None\n\n"
+"The LCS of cands[i] and refs[i], every character a token: native int64\n"
+"bytearrays [N].  None (nothing computed) unless both are lists or tuples of\n"
+"exact str of the same length.");
+
+static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "refs", "threads", NULL};
+    PyObject *cands, *refs, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *result = NULL;
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands, &refs, &threads)) return NULL;
+    if (!list_or_tuple(cands) || !list_or_tuple(refs) ||
+        PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(refs))
+        Py_RETURN_NONE;
+    const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
+    PyObject **ci = PySequence_Fast_ITEMS(cands), **ri = PySequence_Fast_ITEMS(refs);
+    for (Py_ssize_t i = 0; i < N; i++)
+        if (!PyUnicode_CheckExact(ci[i]) || !PyUnicode_CheckExact(ri[i])) Py_RETURN_NONE;
+    PyObject **objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *));
+    WordText *texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
+    double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    Py_ssize_t owned = 0;
+    if (!objs || !texts || !cost) { PyErr_NoMemory(); goto done; }
+    int64_t *out, *cl, *rl;
+    if (!(lcs = int64_array(N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(N, &rl))) goto done;
+    PairsBatch P = {texts, out};
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned (the
+     * lists may change once the GIL is released), their storage, lengths and costs */
+    for (Py_ssize_t i = 0; i < N; i++) {
+        if (i + 16 < N) {
+            __builtin_prefetch(ci[i + 16], 1);
+            __builtin_prefetch(ri[i + 16], 1);
+        }
+        for (int side = 0; side < 2; side++) {
+            PyObject *o = side ? ri[i] : ci[i];
+            Py_INCREF(o);
+            objs[owned++] = o;
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(o) < 0) goto done;
+#endif
+            WordText *x = &texts[2 * i + side];
+            x->data = PyUnicode_DATA(o);
+            x->len = PyUnicode_GET_LENGTH(o);
+            x->kind = (int)PyUnicode_KIND(o);
+        }
+        cl[i] = texts[2 * i].len;
+        rl[i] = texts[2 * i + 1].len;
+        cost[i] = pairs_cost(&P, (size_t)i);
+    }
+    if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    result = PyTuple_Pack(3, lcs, cl_o, rl_o);
+done:
+    for (Py_ssize_t t = 0; t < owned; t++) Py_DECREF(objs[t]);
+    free(objs); free(texts); free(cost);
+    Py_XDECREF(lcs); Py_XDECREF(cl_o); Py_XDECREF(rl_o);
+    return result;
+}
+
+/* ------------------------------------------------------------ all pairs */
+
+PyDoc_STRVAR(lcs_matrix_doc,
+"lcs_matrix(texts, Q, threads=1, simd=-1) -> (lcs, lengths)\n\n"
+"texts: the Q queries followed by the C choices (token sequences, read as\n"
+"lcs_batch reads them).  lcs: native int32 [Q, C], the LCS of every (query,\n"
+"choice) pair; lengths: native int64 [Q + C].  simd: -1 the best this CPU runs,\n"
+"0 the portable lanes (tests), 1 AVX2 (an error where the CPU lacks it).");
+
+static PyObject *lcs_matrix(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"texts", "Q", "threads", "simd", NULL};
+    PyObject *texts, *empties = NULL, *lcs = NULL, *lens = NULL, *result = NULL;
+    Py_ssize_t Q;
+    int threads = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "On|ii", kwlist, &texts, &Q, &threads, &simd)) return NULL;
+    TokenBatch b;
+    memset(&b, 0, sizeof(b));
+    TokMap map;
+    memset(&map, 0, sizeof(map));
+    uint32_t *dense = NULL;
+    int64_t *qidx = NULL, *item = NULL;
+    double *cost = NULL;
+    const Py_ssize_t N = PyObject_Length(texts);
+    if (N < 0) return NULL;
+    if (Q < 0 || Q > N) { PyErr_SetString(PyExc_ValueError, "lcs_matrix: Q out of range"); return NULL; }
+    if (simd == 1 && !matrix_simd_available()) {
+        PyErr_SetString(PyExc_RuntimeError, "lcs_matrix: this CPU has no AVX2");
+        return NULL;
+    }
+    const Py_ssize_t C = N - Q;
+    if (Q > 0 && C > PY_SSIZE_T_MAX / 4 / Q) { PyErr_NoMemory(); return NULL; }
+    {  /* each text an instance of its own with no sources: ((),) * N */
+        PyObject *one = Py_BuildValue("(())");
+        empties = one ? PySequence_Repeat(one, N) : NULL;
+        Py_XDECREF(one);
+    }
+    if (!empties || batch_read(&b, texts, empties, LISTS_OF_SOURCES) < 0) goto done;
+    const int64_t total = b.text_off[b.T];
+    if (!(dense = (uint32_t *)malloc(((size_t)total + 1) * sizeof(uint32_t))) ||
+        tokmap_reserve(&map, (size_t)total) < 0) { PyErr_NoMemory(); goto done; }
+    tokmap_clear(&map);
+    uint32_t V = 0;
+    for (int64_t p = 0; p < total; p++) dense[p] = tokmap_add(&map, b.toks[p], &V);
+    lcs = PyByteArray_FromStringAndSize(NULL, Q * C * (Py_ssize_t)sizeof(int32_t));
+    int64_t *lp;
+    if (!lcs || !(lens = int64_array(N, &lp))) goto done;
+    for (Py_ssize_t t = 0; t < N; t++) lp[t] = b.text_off[t + 1] - b.text_off[t];
+    if (!(qidx = (int64_t *)malloc(((size_t)Q + 1) * sizeof(int64_t))) ||
+        !(item = (int64_t *)malloc(((size_t)Q + 2) * sizeof(int64_t))) ||
+        !(cost = (double *)malloc(((size_t)Q + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    const int64_t K = matrix_items(b.text_off, Q, qidx, item);
+    MatrixJob J = {dense, b.text_off, b.text_off + Q, (int64_t)C, V, qidx, item,
+                   simd < 0 ? matrix_simd_available() : simd, (int32_t *)PyByteArray_AS_STRING(lcs)};
+    for (int64_t k = 0; k < K; k++) cost[k] = matrix_cost(&J, (size_t)k);
+    if (C > 0 && run_kernel(cost, (Py_ssize_t)K, threads, matrix_range, &J) < 0) goto done;
+    result = PyTuple_Pack(2, lcs, lens);
+done:
+    Py_XDECREF(empties); Py_XDECREF(lcs); Py_XDECREF(lens);
+    free(dense); free(qidx); free(item); free(cost);
+    tokmap_free(&map);
+    batch_free(&b);
+    return result;
+}
+
+PyDoc_STRVAR(score_matrix_doc,
+"score_matrix(lcs, lengths, Q, alpha, with_pr=False, threads=1, f64=False) -> (f,) or (f, p, r)\n\n"
+"lcs, lengths: as lcs_matrix returns them.  F (P, R) of every cell as native float32\n"
+"[Q, C] bytearrays, each the float64 value paddle_rougel.scoring computes, rounded once\n"
+"(alpha < 0: tensor2tensor's F).  f64: (f,) as native float64, not rounded.");
+
+static PyObject *score_matrix(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"lcs", "lengths", "Q", "alpha", "with_pr", "threads", "f64", NULL};
+    Py_buffer lb = {0}, nb = {0};
+    Py_ssize_t Q;
+    double alpha;
+    int with_pr = 0, threads = 1, f64 = 0;
+    PyObject *fo = NULL, *po = NULL, *ro = NULL, *result = NULL;
+    double *cost = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*y*nd|pip", kwlist, &lb, &nb, &Q, &alpha, &with_pr, &threads, &f64))
+        return NULL;
+    const Py_ssize_t N = nb.len / (Py_ssize_t)sizeof(int64_t), C = N - Q;
+    if (Q < 0 || C < 0 || nb.len % (Py_ssize_t)sizeof(int64_t) || (Q > 0 && C > PY_SSIZE_T_MAX / 4 / Q) ||
+        lb.len != Q * C * (Py_ssize_t)sizeof(int32_t)) {
+        PyErr_SetString(PyExc_ValueError, "score_matrix: buffer sizes do not match Q");
+        goto done;
+    }
+    if (f64) with_pr = 0;
+    if (f64 && Q > 0 && C > PY_SSIZE_T_MAX / 8 / Q) { PyErr_NoMemory(); goto done; }
+    const Py_ssize_t bytes = Q * C * (Py_ssize_t)(f64 ? sizeof(double) : sizeof(float));
+    if (!(fo = PyByteArray_FromStringAndSize(NULL, bytes))) goto done;
+    if (with_pr && (!(po = PyByteArray_FromStringAndSize(NULL, bytes)) ||
+                    !(ro = PyByteArray_FromStringAndSize(NULL, bytes)))) goto done;
+    if (!(cost = (double *)malloc(((size_t)Q + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t q = 0; q < Q; q++) cost[q] = (double)C;
+    const int64_t *lens = (const int64_t *)nb.buf;
+    ScoreJob S = {(const int32_t *)lb.buf, lens, lens + Q, (int64_t)C, alpha,
+                  f64 ? NULL : (float *)PyByteArray_AS_STRING(fo),
+                  po ? (float *)PyByteArray_AS_STRING(po) : NULL, ro ? (float *)PyByteArray_AS_STRING(ro) : NULL,
+                  f64 ? (double *)PyByteArray_AS_STRING(fo) : NULL};
+    if (run_kernel(cost, Q, threads, score_rows, &S) < 0) goto done;
+    result = with_pr ? PyTuple_Pack(3, fo, po, ro) : PyTuple_Pack(1, fo);
+done:
+    Py_XDECREF(fo); Py_XDECREF(po); Py_XDECREF(ro);
+    free(cost);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&nb);
+    return result;
+}
+
+static PyObject *simd_level(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(matrix_simd_available());
+}
+
 static PyMethodDef methods[] = {
+    {"lcs_pairs", (PyCFunction)(void (*)(void))lcs_pairs, METH_VARARGS | METH_KEYWORDS, lcs_pairs_doc},
+    {"score_matrix", (PyCFunction)(void (*)(void))score_matrix, METH_VARARGS | METH_KEYWORDS, score_matrix_doc},
+    {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
+    {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
+    {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
      ngram_matches_doc},

@@ -38,6 +38,7 @@ typedef struct {
     PyObject **list;        /* scratch: owned references to one reference list's texts */
     size_t list_cap;
     int all_str;
+    int all_ints;           /* every text a 1-D integer buffer (TEXT_INTS) */
 } Snapshot;
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elt) {
@@ -234,6 +235,7 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
         return -1;
     }
     if (PyUnicode_Check(seq)) {
+        s->all_ints = 0;
         Py_INCREF(seq);
         t->kind = TEXT_STR;
         t->str = seq;
@@ -256,6 +258,7 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
         }
     }
     if (rc == 1) {
+        s->all_ints = 0;
         t->kind = TEXT_ITEMS;
         t->off = (int64_t)s->items_len;
         if (take_items(seq, &s->items, &s->items_len, &s->items_cap) < 0) {
@@ -337,6 +340,7 @@ static int snapshot_batch(Snapshot *s, TokenBatch *b, PyObject *cands_in, PyObje
     b->inst_start = (int64_t *)malloc(((size_t)b->N + 1) * sizeof(int64_t));
     if (!b->inst_start) { PyErr_NoMemory(); goto done; }
     s->all_str = 1;
+    s->all_ints = 1;
     for (Py_ssize_t i = 0; i < b->N; i++) {
         b->inst_start[i] = (int64_t)s->n;
         const Py_ssize_t k = snap_list(s, PyTuple_GET_ITEM(lists, i), i, kind);
@@ -356,7 +360,41 @@ done:
 typedef struct {
     PyObject *vocab;        /* token -> id */
     uint64_t next_id;       /* ids handed out: vocab entries and self-unequal tokens */
+    /* exact str / int tokens by address, in front of the dict: a token list built from one
+     * vocabulary repeats the same objects, and the same object has the same id (the
+     * snapshot owns every token, so no address is reused while the ids are read) */
+    PyObject **pkeys;
+    tok_t *pvals;
+    size_t pcap, pcount;    /* pcap: 0 or a power of two */
 } Interner;
+
+static inline size_t ptr_slot(const Interner *in, PyObject *o) {
+    const size_t mask = in->pcap - 1;
+    size_t h = (size_t)((((uintptr_t)o >> 4) * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    while (in->pkeys[h] && in->pkeys[h] != o) h = (h + 1) & mask;
+    return h;
+}
+
+/* Remember o -> id (best effort: without memory the cache just stays smaller). */
+static void ptr_put(Interner *in, PyObject *o, tok_t id) {
+    if (2 * (in->pcount + 1) > in->pcap) {
+        const size_t cap = in->pcap ? 2 * in->pcap : 4096;
+        PyObject **keys = (PyObject **)calloc(cap, sizeof(PyObject *));
+        tok_t *vals = (tok_t *)malloc(cap * sizeof(tok_t));
+        if (!keys || !vals) { free(keys); free(vals); return; }
+        Interner old = *in;
+        in->pkeys = keys; in->pvals = vals; in->pcap = cap;
+        for (size_t i = 0; i < old.pcap; i++)
+            if (old.pkeys[i]) {
+                const size_t h = ptr_slot(in, old.pkeys[i]);
+                in->pkeys[h] = old.pkeys[i];
+                in->pvals[h] = old.pvals[i];
+            }
+        free(old.pkeys); free(old.pvals);
+    }
+    const size_t h = ptr_slot(in, o);
+    if (!in->pkeys[h]) { in->pkeys[h] = o; in->pvals[h] = id; in->pcount++; }
+}
 
 /* 1 when tok != tok (it then matches nothing), 0 when it equals itself, -1 on error.
  * Trusted without a call (== is reflexive for them): exact str, int, bool,
@@ -408,7 +446,15 @@ static int intern_trusted(Interner *in, PyObject *tok, tok_t *id) {
  * as such rather than by its == (only untrusted types pay the second hash). */
 static inline int intern_token(Interner *in, PyObject *tok, tok_t *id) {
     PyTypeObject *tp = Py_TYPE(tok);
-    if (tp == &PyUnicode_Type || tp == &PyLong_Type) return intern_trusted(in, tok, id);  /* the common case */
+    if (tp == &PyUnicode_Type || tp == &PyLong_Type) {  /* the common case */
+        if (in->pcap) {
+            const size_t h = ptr_slot(in, tok);
+            if (in->pkeys[h]) { *id = in->pvals[h]; return 0; }
+        }
+        if (intern_trusted(in, tok, id) < 0) return -1;
+        ptr_put(in, tok, *id);
+        return 0;
+    }
     if (PyObject_Hash(tok) == -1) return -1;
     const int bad = never_matches(tok);
     if (bad < 0) return -1;
@@ -479,6 +525,38 @@ static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) 
     return 0;
 }
 
+/* Every text an integer buffer: a value's id from a C table (no Python int, no dict).  Two
+ * values are equal as Python ints when their 64 bits and their sign are: an int64 -1 and a
+ * uint64 2**64 - 1 have the same bits and differ.  (A string is never among them: the
+ * buffers all hold integers.) */
+static int int_ids(const Snapshot *s, TokenBatch *b) {
+    size_t total = 0;
+    for (size_t t = 0; t < s->n; t++) total += (size_t)s->texts[t].len;
+    size_t cap = 1024;
+    while (cap < 2 * total) cap *= 2;
+    uint64_t *keys = (uint64_t *)malloc(cap * sizeof(uint64_t));
+    uint32_t *vals = (uint32_t *)calloc(cap, sizeof(uint32_t));  /* 0: empty; ids are val - 1 */
+    uint8_t *neg = (uint8_t *)malloc(cap);
+    if (!keys || !vals || !neg) { free(keys); free(vals); free(neg); PyErr_NoMemory(); return -1; }
+    uint32_t next = 0;
+    const size_t mask = cap - 1;
+    for (size_t t = 0; t < s->n; t++) {
+        const Text *x = &s->texts[t];
+        const uint64_t *v = s->raw + x->off;
+        tok_t *out = b->toks + b->text_off[t];
+        for (int64_t p = 0; p < x->len; p++) {
+            const uint64_t k = v[p];
+            const uint8_t ng = x->is_signed && (int64_t)k < 0;
+            size_t h = (size_t)(((k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+            while (vals[h] && (keys[h] != k || neg[h] != ng)) h = (h + 1) & mask;
+            if (!vals[h]) { keys[h] = k; neg[h] = ng; vals[h] = ++next; }
+            out[p] = vals[h] - 1;
+        }
+    }
+    free(keys); free(vals); free(neg);
+    return 0;
+}
+
 /* Every text a str: its code points are the ids (no dict, no user code). */
 static void code_points(const Text *t, tok_t *out) {
     const Py_ssize_t n = (Py_ssize_t)t->len;
@@ -518,11 +596,14 @@ static int read_ids(const Snapshot *s, TokenBatch *b) {
         for (size_t t = 0; t < s->n; t++) code_points(&s->texts[t], b->toks + b->text_off[t]);
         return 0;
     }
-    Interner in = {PyDict_New(), 0};
+    if (s->all_ints && s->n > 0 && (uint64_t)total < TOK_ID_LIMIT) return int_ids(s, b);
+    Interner in = {PyDict_New(), 0, NULL, NULL, 0, 0};
     if (!in.vocab) return -1;
     int rc = 0;
     for (size_t t = 0; t < s->n && rc == 0; t++) rc = text_ids(&in, s, &s->texts[t], b->toks + b->text_off[t]);
     Py_DECREF(in.vocab);
+    free(in.pkeys);
+    free(in.pvals);
     return rc;
 }
 

@@ -1,0 +1,412 @@
+/*
+ * Sentence-level ROUGE-L on words read from str data, in the kernel threads.
+ *
+ * Each instance is tokenized on its own (its candidate, then its references) and its
+ * words get local ids by a small hash table keyed by the words' contents: the LCS needs
+ * equality within an instance only, so there is no vocabulary for the batch and nothing
+ * to share between threads.  Words point into the str data (no copy); a word's hash is
+ * over its code points (ASCII-folded when asked), so equal words in texts of different
+ * PEP 393 kinds get equal ids.
+ *
+ * WORDS_SPLIT is str.split(): the whitespace of ASCII (\t\n\v\f\r, \x1c-\x1f, space) by a
+ * table, of other code points by the caller's test (str.isspace: Py_UNICODE_ISSPACE).
+ * WORDS_ALNUM is rouge-score's tokenizer on a lowercased text: runs of [a-z0-9] (with
+ * fold, ASCII A-Z count as a-z; the caller lowercases non-ASCII texts with str.lower,
+ * so no code point >= 128 is a word character and none folds to one).
+ */
+#include "words_kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "lcs_kernel.h"
+#include "tokmap.h"
+
+typedef struct {
+    uint64_t key, hash;         /* key: the first 8 bytes, folded (a word of code points < 256) */
+    const WordText *t;
+    int64_t start, len;
+    int exact;                  /* (key, len) is the word: code points < 256, at most 8 */
+} Word;
+
+/* word -> local id; a word of at most 8 bytes is its (key, len): compared without a reload */
+typedef struct { uint64_t key, hash; uint32_t stamp, id, rep, tag; } Slot;
+
+/* A word's tag: its length when (key, length) is the word, else ~0 (compare the words). */
+static inline uint32_t word_tag(const Word *x) { return x->exact ? (uint32_t)x->len : ~(uint32_t)0; }
+
+typedef struct {
+    Word *w;
+    uint32_t *ids;              /* the instance's words: candidate ids, then references' */
+    int64_t *ref_len;
+    uint64_t *bits;             /* word-character bitmap of one text (kind 1) */
+    uint8_t *narrow;            /* one word of a 2- or 4-byte text as bytes */
+    size_t w_cap, ids_cap, rl_cap, bits_cap, narrow_cap;
+    Slot *map;                  /* open addressing with generation stamps */
+    uint32_t gen;
+    size_t mcap;
+    uint8_t wc[256];            /* word character?  code points < 256 */
+    LcsScratch s;
+} WWork;
+
+static void wwork_free(WWork *w) {
+    free(w->w); free(w->ids); free(w->ref_len); free(w->bits);
+    free(w->narrow); free(w->map);
+    lcs_scratch_free(&w->s);
+}
+
+static void word_table(const WordsBatch *b, uint8_t *wc) {
+    for (uint32_t c = 0; c < 256; c++) {
+        if (b->mode == WORDS_ALNUM)
+            wc[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (b->fold && c >= 'A' && c <= 'Z');
+        else if (c < 128)
+            wc[c] = !((c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x20));
+        else
+            wc[c] = !b->is_space(c);
+    }
+}
+
+static inline uint32_t fold_ascii(uint32_t c) { return (c - 'A' < 26u) ? c + 32 : c; }
+
+/* Eight bytes with every ASCII A-Z byte made a-z (other bytes unchanged). */
+static inline uint64_t fold8(uint64_t v) {
+    const uint64_t x = v & 0x7F7F7F7F7F7F7F7Full;
+    const uint64_t ge_a = x + 0x3F3F3F3F3F3F3F3Full;   /* high bit: byte >= 'A' */
+    const uint64_t gt_z = x + 0x2525252525252525ull;   /* high bit: byte > 'Z' */
+    const uint64_t upper = ge_a & ~gt_z & ~v & 0x8080808080808080ull;
+    return v | (upper >> 2);
+}
+
+/* Bytes p[at .. at+k) (k <= 8) of a text of len bytes as a little-endian word, zero above k. */
+static inline uint64_t load_le(const uint8_t *p, int64_t at, int64_t k, int64_t len) {
+    uint64_t v = 0;
+    if (at + 8 <= len) {
+        memcpy(&v, p + at, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        v = __builtin_bswap64(v);
+#endif
+        if (k < 8) v &= ((uint64_t)1 << (8 * k)) - 1;
+    } else {
+        for (int64_t i = 0; i < k; i++) v |= (uint64_t)p[at + i] << (8 * i);
+    }
+    return v;
+}
+
+#define HASH_MUL 0x9E3779B97F4A7C15ull
+
+/* The key and hash of a word of bytes p[at .. at+n) (code points < 256; folded when fold). */
+static inline void hash_bytes(const uint8_t *p, int64_t at, int64_t n, int64_t len, int fold, Word *out) {
+    uint64_t c = load_le(p, at, n < 8 ? n : 8, len);
+    if (fold) c = fold8(c);
+    out->key = c;
+    out->exact = n <= 8;
+    uint64_t h = ((uint64_t)n * HASH_MUL) ^ c;
+    for (int64_t i = 8; i < n; i += 8) {
+        uint64_t d = load_le(p, at + i, n - i < 8 ? n - i : 8, len);
+        if (fold) d = fold8(d);
+        h = ((h << 5 | h >> 59) ^ d) * HASH_MUL;
+    }
+    h *= HASH_MUL;
+    out->hash = h ^ (h >> 29);
+}
+
+static inline uint32_t code_point(const WordText *t, int64_t i) {
+    if (t->kind == 1) return ((const uint8_t *)t->data)[i];
+    if (t->kind == 2) return ((const uint16_t *)t->data)[i];
+    return ((const uint32_t *)t->data)[i];
+}
+
+static int word_eq(const Word *a, const Word *b, int fold) {
+    if (a->len != b->len) return 0;
+    if (a->t->kind == 1 && b->t->kind == 1) {
+        const uint8_t *pa = (const uint8_t *)a->t->data, *pb = (const uint8_t *)b->t->data;
+        for (int64_t i = 0; i < a->len; i += 8) {
+            const int64_t k = a->len - i < 8 ? a->len - i : 8;
+            uint64_t x = load_le(pa, a->start + i, k, a->t->len), y = load_le(pb, b->start + i, k, b->t->len);
+            if (fold) { x = fold8(x); y = fold8(y); }
+            if (x != y) return 0;
+        }
+        return 1;
+    }
+    for (int64_t i = 0; i < a->len; i++) {
+        uint32_t x = code_point(a->t, a->start + i), y = code_point(b->t, b->start + i);
+        if (fold) { x = fold_ascii(x); y = fold_ascii(y); }
+        if (x != y) return 0;
+    }
+    return 1;
+}
+
+/* Word-character bitmap of 64 bytes at p (bit i: p[i]). */
+static inline uint64_t classify64(const WWork *w, const WordsBatch *b, const uint8_t *p) {
+#if defined(__SSE2__)
+    uint64_t m = 0;
+    for (int e = 0; e < 4; e++) {
+        const __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * e));
+        __m128i word;
+        if (b->mode == WORDS_ALNUM) {  /* [0-9a-z], and A-Z (the mode folds) */
+            const __m128i low = _mm_or_si128(x, _mm_set1_epi8(0x20));
+            const __m128i a = _mm_cmplt_epi8(_mm_add_epi8(low, _mm_set1_epi8((char)(0x80 - 'a'))),
+                                             _mm_set1_epi8((char)(0x80 + 26)));
+            const __m128i d = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - '0'))),
+                                             _mm_set1_epi8((char)(0x80 + 10)));
+            word = _mm_or_si128(a, d);
+        } else {  /* not whitespace: \t-\r, \x1c-space, \x85, \xa0 */
+            const __m128i c = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - 9))),
+                                             _mm_set1_epi8((char)(0x80 + 5)));
+            const __m128i f = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - 0x1c))),
+                                             _mm_set1_epi8((char)(0x80 + 5)));
+            const __m128i n = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0x85)),
+                                           _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xA0)));
+            word = _mm_xor_si128(_mm_or_si128(_mm_or_si128(c, f), n), _mm_set1_epi8(-1));
+        }
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(word) << (16 * e);
+    }
+    return m;
+#else
+    (void)b;
+    uint64_t m = 0;
+    for (int i = 0; i < 64; i++) m |= (uint64_t)w->wc[p[i]] << i;
+    return m;
+#endif
+}
+
+/* Word-character bitmap of a 1-byte text in w->bits + 1 (with a zero word before and after). */
+static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
+    const uint8_t *p = (const uint8_t *)t->data;
+    const int64_t len = t->len, nb = (len + 63) / 64;
+    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0) return NULL;
+    uint64_t *bits = w->bits + 1;
+    bits[-1] = 0;
+    for (int64_t k = 0; k < nb; k++) {
+        const int64_t at = 64 * k, n = len - at < 64 ? len - at : 64;
+        if (n == 64) {
+            bits[k] = classify64(w, b, p + at);
+        } else {  /* the last bytes: from a zero-padded copy, bits above n cleared */
+            uint8_t tail[64];
+            memset(tail, 0, sizeof(tail));
+            memcpy(tail, p + at, (size_t)n);
+            bits[k] = classify64(w, b, tail) & (((uint64_t)1 << n) - 1);
+        }
+    }
+    bits[nb] = 0;
+    return bits;
+}
+
+static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold);
+
+/* The words of a 1-byte text, walked from its bitmap in one pass: word starts and ends
+ * alternate, and a word still open at the end of a 64-byte block ends in a later one.
+ * store: the words are written there (the candidate); else each word's id (0: not in the
+ * candidate) goes to ids (a reference).  Returns how many words, or -1. */
+static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *store, uint32_t *ids) {
+    const uint64_t *bits = bitmap1(w, b, t);
+    if (!bits) return -1;
+    const uint8_t *p = (const uint8_t *)t->data;
+    const int64_t len = t->len, nb = (len + 63) / 64;
+    const int fold = b->fold;
+    int64_t n = 0, open = -1;
+    Word x;
+    x.t = t;
+#define EMIT(s0, e0)                                                                         \
+    do {                                                                                     \
+        x.start = (s0);                                                                      \
+        x.len = (e0) - (s0) + 1;                                                             \
+        hash_bytes(p, x.start, x.len, len, fold, &x);                                        \
+        if (store) store[n] = x; else ids[n] = ref_id(w, &x, fold);                          \
+        n++;                                                                                 \
+    } while (0)
+    for (int64_t k = 0; k < nb; k++) {
+        const uint64_t m = bits[k];
+        uint64_t st = m & ~((m << 1) | (bits[k - 1] >> 63));
+        uint64_t en = m & ~((m >> 1) | (bits[k + 1] << 63));
+        if (open >= 0 && en) {
+            EMIT(open, 64 * k + __builtin_ctzll(en));
+            en &= en - 1;
+            open = -1;
+        }
+        while (st) {
+            const int64_t s0 = 64 * k + __builtin_ctzll(st);
+            st &= st - 1;
+            if (en) {
+                EMIT(s0, 64 * k + __builtin_ctzll(en));
+                en &= en - 1;
+            } else {
+                open = s0;  /* it goes on in the next block */
+            }
+        }
+    }
+#undef EMIT
+    return n;
+}
+
+/* Words of text t appended at out (room reserved: (len + 1) / 2 + 1); returns how many, or -1. */
+static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
+    const int fold = b->fold;
+    if (t->kind == 1) return scan1(w, b, t, out, NULL);
+    /* 2- and 4-byte texts: code point by code point; a word of code points < 256 hashes as
+     * its bytes would (it may equal a word of a 1-byte text), any other with its code points */
+    const int64_t len = t->len;
+    int64_t n = 0, p = 0;
+    for (;;) {
+        uint32_t c = 0;
+        while (p < len) {
+            c = code_point(t, p);
+            if (c < 256 ? w->wc[c] : (b->mode == WORDS_SPLIT && !b->is_space(c))) break;
+            p++;
+        }
+        if (p >= len) break;
+        const int64_t s0 = p;
+        int wide = 0;
+        while (p < len) {
+            c = code_point(t, p);
+            if (!(c < 256 ? w->wc[c] : (b->mode == WORDS_SPLIT && !b->is_space(c)))) break;
+            wide |= c >= 256;
+            p++;
+        }
+        const int64_t wl = p - s0;
+        if (!wide) {
+            if (grow((void **)&w->narrow, &w->narrow_cap, (size_t)wl + 8, 1) < 0) return -1;
+            for (int64_t i = 0; i < wl; i++) {
+                const uint32_t x = code_point(t, s0 + i);
+                w->narrow[i] = (uint8_t)(fold ? fold_ascii(x) : x);
+            }
+            hash_bytes(w->narrow, 0, wl, wl, 0, &out[n]);
+        } else {  /* never equal to a word of bytes: key ~0 is no 8 bytes' folded key */
+            uint64_t h = ~(uint64_t)0;
+            for (int64_t i = 0; i < wl; i++) {
+                const uint32_t x = code_point(t, s0 + i);
+                h = ((h << 5 | h >> 59) ^ (fold ? fold_ascii(x) : x)) * HASH_MUL;
+            }
+            out[n].key = ~(uint64_t)0;
+            out[n].exact = 0;
+            out[n].hash = h ^ (h >> 29);
+        }
+        out[n].t = t; out[n].start = s0; out[n].len = wl;
+        n++;
+    }
+    return n;
+}
+
+/* Room for need keys at load <= 1/8 (a reference word's first probe decides it, mostly). */
+static int map_reserve(WWork *w, size_t need) {
+    size_t cap = 64;
+    while (cap < 8 * need) cap *= 2;
+    if (cap <= w->mcap) return 0;
+    free(w->map);
+    w->map = (Slot *)calloc(cap, sizeof(Slot));
+    w->gen = 0;
+    w->mcap = w->map ? cap : 0;
+    return w->map ? 0 : -1;
+}
+
+/* The local id of word x (index xi in w->w); absent: 0, or with add a new id ++*k. */
+static inline int slot_is(const WWork *w, const Slot *s, const Word *x, int fold) {
+    return s->hash == x->hash && s->key == x->key && s->tag == word_tag(x) &&
+           (x->exact || word_eq(&w->w[s->rep], x, fold));
+}
+
+/* The slot of word x: its own, or the empty one where it would go. */
+static size_t map_slot(const WWork *w, const Word *x, int fold) {
+    const size_t mask = w->mcap - 1;
+    size_t h = (size_t)x->hash & mask;
+    while (w->map[h].stamp == w->gen && !slot_is(w, &w->map[h], x, fold)) h = (h + 1) & mask;
+    return h;
+}
+
+/* The local id of candidate word xi (index in w->w), a new one (++*k) when it is new. */
+static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
+    const Word *x = &w->w[xi];
+    Slot *S = &w->map[map_slot(w, x, fold)];
+    if (S->stamp != w->gen) {
+        S->stamp = w->gen;
+        S->hash = x->hash;
+        S->key = x->key;
+        S->tag = word_tag(x);
+        S->rep = (uint32_t)xi;
+        S->id = ++*k;
+    }
+    return S->id;
+}
+
+/* A reference word's id (0: not in the candidate): the first probe without a branch on
+ * its outcome (a word of at most 8 bytes found there, or an empty slot: the common cases). */
+static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold) {
+    const Slot *s = &w->map[(size_t)x->hash & (w->mcap - 1)];
+    const int used = s->stamp == w->gen;
+    const int same = used & (s->hash == x->hash) & (s->key == x->key) & (s->tag == word_tag(x));
+    if (__builtin_expect((used & !same) | (same & !x->exact), 0)) {
+        s = &w->map[map_slot(w, x, fold)];
+        return s->stamp == w->gen ? s->id : 0;
+    }
+    return same ? s->id : 0;
+}
+
+static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    const int64_t nrefs = t1 - t0 - 1;
+    size_t most = 0;  /* words are separated: at most (len + 1) / 2 a text */
+    for (int64_t t = t0; t < t1; t++) most += (size_t)(b->texts[t].len + 1) / 2 + 1;
+    const size_t cand_most = (size_t)(b->texts[t0].len + 1) / 2 + 1;
+    if (grow((void **)&w->ids, &w->ids_cap, most + 1, sizeof(uint32_t)) < 0 ||
+        grow((void **)&w->ref_len, &w->rl_cap, (size_t)nrefs + 1, sizeof(int64_t)) < 0 ||
+        grow((void **)&w->w, &w->w_cap, cand_most + 1, sizeof(Word)) < 0)
+        return -1;
+    /* the candidate's words (kept: they are the table's representatives), then their ids */
+    const int64_t n = scan(w, b, &b->texts[t0], w->w);
+    if (n < 0) return -1;
+    if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
+    b->words[t0] = n;
+    uint32_t k = 0;
+    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
+    for (int64_t p = 0; p < n; p++) w->ids[p] = cand_id(w, (size_t)p, b->fold, &k);
+    /* each reference: 1-byte texts straight from their bitmaps to ids; others through words */
+    size_t q = (size_t)n;
+    for (int64_t t = t0 + 1; t < t1; t++) {
+        const WordText *x = &b->texts[t];
+        int64_t cnt;
+        if (x->kind == 1) {
+            cnt = scan1(w, b, x, NULL, w->ids + q);
+        } else {
+            const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
+            if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
+            cnt = scan(w, b, x, w->w + n);  /* after the candidate's words */
+            for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
+        }
+        if (cnt < 0) return -1;
+        b->words[t] = cnt;
+        w->ref_len[t - t0 - 1] = cnt;
+        q += (size_t)cnt;
+    }
+    return lcs_local(&w->s, w->ids, n, k, w->ids + n, w->ref_len, nrefs, b->lcs + (t0 - (int64_t)i));
+}
+
+double words_cost(const WordsBatch *b, size_t i) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    double chars = 0, refs = 0;
+    for (int64_t t = t0; t < t1; t++) chars += (double)b->texts[t].len;
+    refs = chars - (double)b->texts[t0].len;
+    return chars + (double)(b->texts[t0].len / 384 + 1) * refs / 6;
+}
+
+int words_range(void *ctx, size_t begin, size_t end) {
+    const WordsBatch *b = (const WordsBatch *)ctx;
+    WWork w;
+    memset(&w, 0, sizeof(w));
+    word_table(b, w.wc);
+    int rc = 0;
+    for (size_t i = begin; i < end && rc == 0; i++) {
+        if (i + 2 < end)  /* the strs are scattered over the heap: fetch the next texts ahead */
+            for (int64_t t = b->inst_start[i + 2]; t < b->inst_start[i + 3]; t++) {
+                __builtin_prefetch(b->texts[t].data);
+                __builtin_prefetch((const char *)b->texts[t].data + 64);
+            }
+        rc = words_instance(&w, b, i);
+    }
+    wwork_free(&w);
+    return rc;
+}

@@ -1,0 +1,40 @@
+/* Sentence-level ROUGE-L on words read from str data in C (pure C, no Python API). */
+#ifndef PADDLE_ROUGEL_WORDS_KERNEL_H
+#define PADDLE_ROUGEL_WORDS_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a text becomes words. */
+enum {
+    WORDS_SPLIT = 0,   /* str.split(): runs of characters that are not whitespace */
+    WORDS_ALNUM = 1,   /* rouge-score: runs of [a-z0-9] (after lowercasing) */
+};
+
+/* One text: PEP 393 storage (kind 1, 2 or 4 bytes a code point). */
+typedef struct {
+    const void *data;
+    int64_t len;
+    int kind;
+} WordText;
+
+/* N instances over T texts: instance i owns texts inst_start[i] .. inst_start[i+1]-1, its
+ * candidate first.  fold: ASCII A-Z compare as a-z (a text with other characters must be
+ * lowercased by the caller).  is_space: the whitespace test of code points >= 128
+ * (str.isspace; WORDS_SPLIT). */
+typedef struct {
+    const WordText *texts;
+    const int64_t *inst_start;  /* [N+1] */
+    int mode, fold;
+    int (*is_space)(uint32_t c);
+    int64_t *lcs;               /* [T-N] out: LCS of each reference, in order */
+    int64_t *words;             /* [T] out: words of each text */
+} WordsBatch;
+
+/* Estimated work of instance i (for run_partitioned). */
+double words_cost(const WordsBatch *b, size_t i);
+
+/* Fill b->lcs and b->words for instances [begin, end); a range_fn.  0, or -1 when out of memory. */
+int words_range(void *ctx, size_t begin, size_t end);
+
+#endif

@@ -1,0 +1,147 @@
+"""All-pairs ROUGE-L: every query against every choice, and Self-Instruct style de-duplication.
+
+``rouge_l_matrix(queries, choices)`` is ``rouge_l`` over the Q x C grid in one call: the
+choices are tokenized once and read once, and the C kernel scores four short queries at a
+time against each choice on all threads; memory is the [Q, C] result (plus its int32 LCS
+table), never Q copies of the pool.  A query is the hypothesis: P = LCS / len(query),
+R = LCS / len(choice); F as ``rouge_l`` (``alpha`` None = 0.5, rouge-score's F).
+
+``deduplicate(items, pool, threshold)`` is Self-Instruct's filter: items in order, each
+compared with the pool and with the items kept before it; an item whose best F is above the
+threshold is dropped (Self-Instruct: ``if max(rouge_scores) > 0.7: continue``).
+
+>>> m = rouge_l_matrix(["the cat", "a dog"], ["the cat sat", "dog"], tokenize="whitespace")
+>>> m.dtype, m.astype(float).round(4).tolist()
+(dtype('float32'), [[0.8, 0.0], [0.0, 0.6667]])
+>>> d = deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace")
+>>> d.kept.tolist(), d.best.round(4).tolist()
+([0, 2], [0.4, 0.8571, 0.5])
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from . import engine, scoring
+from .functional import RougeLOutput
+from .inputs import check_tokens
+from .text import TextSettings
+
+__all__ = ["rouge_l_matrix", "deduplicate", "Dedup"]
+
+_ROWS = 256  # rows of F computed in float64 at a time (the float64 temporaries stay small)
+
+
+def _texts(items: Sequence, what: str, tok) -> list:
+    if isinstance(items, (str, bytes)):
+        raise TypeError(f"{what}s must be a list of texts, not a single {type(items).__name__}")
+    out = []
+    for i, x in enumerate(items):
+        if isinstance(x, str):
+            out.append(tok(x) if tok is not None else x)
+        else:
+            out.append(check_tokens(x, f"{what} {i}"))  # None, sets, unhashable tokens: named
+    return out
+
+
+def _lcs_matrix(texts: list, q: int, threads: Optional[int]):
+    """(lcs int32 [Q, C], lengths int64 [Q + C]) of texts = queries + choices."""
+    if engine.backend() == "c":
+        lcs, lens = engine._c_ext.lcs_matrix(texts, q, threads or engine.default_threads())
+        return (np.frombuffer(lcs, dtype=np.int32).reshape(q, len(texts) - q),
+                np.frombuffer(lens, dtype=np.int64))
+    choices = texts[q:]
+    res = engine.lcs_batch(texts[:q], [choices] * q) if choices and q else None
+    lens = np.array([len(t) for t in texts], dtype=np.int64)
+    lcs = np.zeros((q, len(choices)), dtype=np.int32) if res is None else \
+        res.lcs.astype(np.int32).reshape(q, len(choices))
+    return lcs, lens
+
+
+def _prf(lcs: np.ndarray, qlen: np.ndarray, clen: np.ndarray, a: float):
+    p, r = scoring.precision_recall(lcs, qlen[:, None], clen[None, :])
+    f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
+    return f, p, r
+
+
+def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] = None, *,
+                   tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
+                   stem: bool = False, with_pr: bool = False, threads: Optional[int] = None):
+    """ROUGE-L F of every (query, choice) pair: float32 [Q, C] (float64 values rounded once).
+
+    Args:
+        queries: Q texts (str, tokenized by the text settings, or token sequences).
+        choices: C texts of the same kinds.
+        alpha: as :func:`paddle_rougel.rouge_l` (None: 0.5; negative: tensor2tensor's F).
+        tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
+        with_pr: return ``RougeLOutput(f, p, r)`` of three float32 [Q, C] arrays instead.
+        threads: worker threads (default: ``engine.default_threads()``).
+
+    Errors name the item (``query 3``, ``choice 7``).
+    """
+    a = scoring.check_alpha(alpha)
+    settings = TextSettings(tokenize, normalize, lowercase, stem)
+    tok = None if settings.is_default else settings.tokenizer()
+    qt, ct = _texts(queries, "query", tok), _texts(choices, "choice", tok)
+    lcs, lens = _lcs_matrix(qt + ct, len(qt), threads)
+    q, c = lcs.shape
+    if engine.backend() == "c":  # the same float64 operations in C, on all threads
+        raw = engine._c_ext.score_matrix(lcs, lens, q, a, with_pr, threads or engine.default_threads())
+        out = [np.frombuffer(x, dtype=np.float32).reshape(q, c) for x in raw]
+    else:
+        out = [np.empty((q, c), dtype=np.float32) for _ in range(3 if with_pr else 1)]
+        qlen, clen = lens[:q], lens[q:]
+        for lo in range(0, q, _ROWS):
+            hi = min(q, lo + _ROWS)
+            for dst, src in zip(out, _prf(lcs[lo:hi], qlen[lo:hi], clen, a)):
+                dst[lo:hi] = src
+    return RougeLOutput(*out) if with_pr else out[0]
+
+
+class Dedup(NamedTuple):
+    """``kept``: indices of the items kept, in order (int64); ``best``: per item, its best F
+    against the pool and the items kept before it (float64; 0.0 with nothing to compare)."""
+
+    kept: np.ndarray
+    best: np.ndarray
+
+
+def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
+                alpha: Optional[float] = None, *, tokenize: Any = "char", normalize: str = "none",
+                lowercase: Optional[bool] = None, stem: bool = False,
+                threads: Optional[int] = None) -> Dedup:
+    """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
+    items kept before it is at most ``threshold`` (drop it when above).
+
+    The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
+    F, what Self-Instruct uses) F is symmetric anyway.  One all-pairs call of the items
+    against pool + items (memory O(N * (P + N)): its LCS and float64 F), then one pass in order.
+    """
+    a = scoring.check_alpha(alpha)
+    threshold = float(threshold)
+    settings = TextSettings(tokenize, normalize, lowercase, stem)
+    tok = None if settings.is_default else settings.tokenizer()
+    it, pt = _texts(items, "item", tok), _texts(pool, "pool item", tok)
+    n, npool = len(it), len(pt)
+    lcs, lens = _lcs_matrix(it + pt + it, n, threads)  # [N, P + N]
+    f = _f64(lcs, lens, n, a, threads)  # float64 [N, P + N]: the threshold sees exact values
+    best = f[:, :npool].max(axis=1) if npool else np.zeros(n, dtype=np.float64)
+    later = np.ascontiguousarray(f[:, npool:].T)  # later[i, j]: item j against item i
+    against_kept = np.zeros(n, dtype=np.float64)
+    kept = []
+    for i in range(n):
+        b = max(best[i], against_kept[i])
+        best[i] = b
+        if b <= threshold:
+            kept.append(i)
+            np.maximum(against_kept[i + 1:], later[i, i + 1:], out=against_kept[i + 1:])
+    return Dedup(np.array(kept, dtype=np.int64), best)
+
+
+def _f64(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, threads: Optional[int]) -> np.ndarray:
+    """F of every cell as float64 (C: scoring.py's operations; Python: scoring.py itself)."""
+    if engine.backend() == "c":
+        raw = engine._c_ext.score_matrix(lcs, lens, q, a, False, threads or engine.default_threads(), True)
+        return np.frombuffer(raw[0], dtype=np.float64).reshape(lcs.shape)
+    return _prf(lcs, lens[:q], lens[q:], a)[0]
