@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from paddle_rougel import fileio
-from paddle_rougel.cli import main
+from test_cli_hostile import one_error, run  # the CLI helpers, one home (tests/ is on sys.path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EX = os.path.join(ROOT, "examples", "dureader")
@@ -61,21 +61,6 @@ def sh(script, *args, cwd, unbuffered=False):
     return subprocess.run(["sh", "-c", script, "sh", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, env=env(unbuffered), timeout=120)
 
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_error(rc, out, err, *words):
-    assert rc == 2, (rc, err)
-    assert out == ""
-    lines_ = err.splitlines()
-    assert len(lines_) == 1 and lines_[0].startswith("paddle-rougel: error: "), err
-    assert "Traceback" not in err
-    for w in words:
-        assert str(w) in err, (w, err)
 
 
 def temps(d):
