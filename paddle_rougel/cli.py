@@ -9,7 +9,9 @@ Commands:
 * ``dureader --pred_file P --ref_file R``: the DuReader contest score (ROUGE-L
   and BLEU-4 with the yes/no and entity bonus), printed as the contest's
   JSON ``{"ROUGE-L": .., "BLEU-4": ..}`` (x100, 2 decimals) on stdout;
-* ``score --hyp H --ref R [--ref R2 ...]``: ROUGE-L of line-aligned text files;
+* ``score --hyp H --ref R [--ref R2 ...] [--rouge-types rouge1,rouge2,rougeL,rougeLsum]``:
+  ROUGE of line-aligned text files, every type in one table / JSON (the types come from
+  the metric registry, :mod:`paddle_rougel.metrics`);
 * ``merge STATE...``: combine ``dureader --save-state`` files (or metric
   ``state_dict()`` JSON files) into the score of all their data;
 * ``explain`` and ``report``, and ``--by`` (scores per group) on ``dureader``,
@@ -50,20 +52,21 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import __version__, engine, procio
-# accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
-# this process never imports paddle (about 1 s); state files are the same either way
-from .accumulators import (ACCUMULATORS, BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
-                           RougeLsumAccumulator, from_state)
+from . import __version__, engine, procio, scoring
+# accumulators, not the metric classes: those import paddle (about 1 s) when created, and
+# this process never needs it; state files are the same either way
+from .accumulators import from_state
 from .config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError, build_contest, distinct_entities, file_size, read_rows
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
+from .functional import score_all, signature as types_signature
 from .inputs import make_batch
-from .lsum import make_lsum_batch
+from .metrics import METRICS, OPTIONS, resolve_type, rouge_types
+from .metrics.bleu import BleuAccumulator
+from .metrics.dureader_rouge_l import BONUS_OPTIONS, DuReaderRougeLAccumulator, dureader_from_options
 from .perinstance import FORMATS, RowError, per_instance_format, per_instance_text
 from .progress import Progress
-from .settings import (BONUS_OPTIONS, OPTIONS, ROUGE_OPTIONS, SUMMARY_OPTIONS, TEXT_OPTIONS,
-                       dureader_from_options, lsum_from_options, rouge_from_options)
+from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["main"]
 
@@ -126,9 +129,15 @@ def _choices(args, options) -> Tuple[Dict[str, Any], Dict[str, str]]:
     given = [(o, v) for o, v in given if v is not None]
     for o, v in given:
         values[o.key], origin[o.key] = v, args.flag_names.get(o.key, o.flags[0])
+        old = {"yesno_weight": "--alpha", "entity_weight": "--beta"}.get(o.key)
+        if old is not None and origin[o.key] == old:  # the contest script's names of the bonus weights
+            warnings.warn(f"{old} for the DuReader bonus weight is deprecated: use {o.flags[0]} "
+                          f"({old} is the F weight of `score`)", DeprecationWarning)
     keys = {o.key for o, _ in given}
-    if {"gamma", "alpha"} <= keys:
-        raise CliError("give --gamma or --alpha, not both")
+    try:
+        scoring.weighting(*(1.0 if k in keys else None for k in ("gamma", "alpha")))  # the one rule
+    except ValueError:
+        raise CliError("give --gamma or --alpha, not both") from None
     for flag_key, other in (("gamma", "alpha"), ("alpha", "gamma")):
         if flag_key in keys:  # a flag overrides the other weighting of the config file
             values.pop(other, None)
@@ -316,10 +325,14 @@ def cmd_dureader(args) -> int:
 
 # ------------------------------------------------------- confidence and compare
 
+def _level(level: float) -> str:
+    return f"{level * 100:g}%"
+
+
 def _ci_signature(args) -> List[str]:
     if getattr(args, "confidence", None) is None:
         return []
-    return [f"ci:bootstrap,n:{args.confidence},level:95%,seed:{args.seed}"]
+    return [f"ci:bootstrap,n:{args.resamples},level:{_level(args.confidence)},seed:{args.seed}"]
 
 
 def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tuple[Dict[str, Any], str]:
@@ -330,9 +343,9 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
     result = {}
     for name, acc in accs.items():
         try:
-            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+            iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
         except ValueError as e:
-            raise CliError(f"--confidence: {name}: {e}") from None
+            raise CliError(f"--confidence {args.confidence} --resamples {args.resamples}: {name}: {e}") from None
         low, high = _pct(iv.low), _pct(iv.high)
         result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                         "low": low, "high": high}
@@ -348,7 +361,7 @@ def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
     out = {}
     for name, (a, b) in pairs.items():
         try:
-            c = compare(a, b, args.method, args.resamples, 0.95, args.seed)
+            c = compare(a, b, args.method, args.resamples, args.confidence, args.seed)
         except ValueError as e:
             raise CliError(f"{name}: {e}") from None
         out[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
@@ -374,14 +387,18 @@ def _compare_signature(args, metric: str, settings) -> str:
     from .accumulators import COMPARE_METHODS
 
     n = args.resamples if args.resamples is not None else COMPARE_METHODS[args.method]
-    return _signature(metric, settings, f"test:{args.method},n:{n},seed:{args.seed}")
+    level = "" if args.confidence == 0.95 else f",level:{_level(args.confidence)}"
+    test = f"test:{args.method},n:{n}{level},seed:{args.seed}"
+    if metric is None:  # text files: every type's settings (settings: the types' parts)
+        return _types_signature(settings, test)
+    return _signature(metric, settings, test)
 
 
 def cmd_compare(args) -> int:
     """Two systems on the same references: DuReader files (--ref_file) or text files (--ref)."""
     names = ["A", "B"]
     if args.ref_file:
-        if len(args.pred_file or []) != 2 or args.hyp or args.ref or args.summary_level:
+        if len(args.pred_file or []) != 2 or args.hyp or args.ref or args.summary_level or args.rouge_types:
             raise CliError("compare DuReader files with --ref_file R --pred_file A --pred_file B")
         values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
         rouge_s, _ = _build(dureader_from_options, values, origin)
@@ -396,17 +413,17 @@ def cmd_compare(args) -> int:
         if len(args.hyp or []) != 2 or not args.ref or args.pred_file:
             raise CliError("compare text files with --ref R [--ref R2 ...] --hyp A --hyp B, or "
                            "DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin, settings, acc_class, metric = _line_metric(args)
+        values, origin, parts = _line_metrics(args)
         runs = []
         systems, refsets = _read_score_inputs(args.hyp, args.ref)  # stdin (-) read once
         if not systems[0]:
             raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
                            f"{', '.join(args.ref)} have no lines")
         for hyps in systems:
-            acc = _build(lambda _: acc_class(settings), values, origin)
-            _score_lines(acc, hyps, refsets, origin)
-            runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
-        files = args.hyp
+            accs = _line_accumulators(parts, values, origin)
+            _score_lines(accs, hyps, refsets, origin)
+            runs.append(accs)
+        files, metric, settings = args.hyp, None, parts
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
     rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
     if args.by is not None:  # per-group paired tests, Holm-adjusted (cli_report.py)
@@ -468,13 +485,24 @@ def _load_state_file(path: str) -> Dict[str, Any]:
         if sig is not None and not isinstance(sig, str):
             raise CliError(f"{path}: 'signature' must be a string")
     elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        known = ACCUMULATORS.get(obj["metric"]) if isinstance(obj["metric"], str) else None
-        states = {known.state_key if known else str(obj["metric"]): obj}  # unknown: refused by the merge
+        states = {_state_key(obj): obj}
         sig = None
     else:
         raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
                        "or json.dump(metric.state_dict()))")
     return {"states": states, "signature": sig}
+
+
+def _state_key(state: dict) -> str:
+    """The state-file key of a bare ``state_dict()`` (its metric's, or the metric name when it is
+    unknown or its settings are bad: the merge then refuses it with the reason)."""
+    spec = METRICS.get(state["metric"]) if isinstance(state["metric"], str) else None
+    if spec is None:
+        return str(state["metric"])
+    try:
+        return spec.state_key_of(spec.settings.from_config(state.get("config", {})))
+    except (TypeError, ValueError):
+        return str(state["metric"])
 
 
 def _split_engine(sig: str) -> Tuple[str, List[str]]:
@@ -509,32 +537,28 @@ def _merged_metrics(files) -> Dict[str, Any]:
 
 
 def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
-    """The states' settings must be the ones ``spec`` gives (the same builders as scoring)."""
+    """The states' settings must be the ones ``spec`` gives (the same builders as scoring; the
+    settings a state's own name fixes, ROUGE-N's n and BLEU's n_size, are taken from it)."""
     values = {k: v for k, (v, _) in read_config(spec).items()}
     origin = {k: w for k, (_, w) in read_config(spec).items()}
     for acc in accs.values():
-        if isinstance(acc, DuReaderRougeLAccumulator):
-            want = _build(dureader_from_options, values, origin)[0]
-        elif isinstance(acc, RougeLsumAccumulator):
-            want = _build(lsum_from_options, values, origin)
-        elif isinstance(acc, BleuAccumulator):
-            want = _build(lambda v: dureader_from_options(v)[1], values, origin)
-            want = type(want)(n_size=acc.settings.n_size, yesno_weight=want.yesno_weight,
-                              entity_weight=want.entity_weight, text=want.text)
-        else:
-            want = _build(rouge_from_options, values, origin)
+        ms = acc.spec
+        fixed = {k: getattr(acc.settings, k) for k in ms.label_fields()}
+        want = _build(lambda v: ms.from_options({**v, **fixed}), values, origin)
         if want != acc.settings:
             raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: "
                            f"{want.config()}")
 
 
+_ORDER = {name: i for i, name in enumerate(METRICS)}  # printed in the registry's order
+
+
 def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
     result: Dict[str, float] = {}
-    ordered = [a for a in accs.values() if isinstance(a, RougeLAccumulator)] + \
-              [a for a in accs.values() if isinstance(a, BleuAccumulator)]
+    ordered = sorted(accs.values(), key=lambda a: (_ORDER[a.metric_name],
+                                                   [getattr(a.settings, k) for k in a.spec.label_fields()]))
     for acc in ordered:
-        name = ("ROUGE-Lsum" if isinstance(acc, RougeLsumAccumulator) else "ROUGE-L") \
-            if isinstance(acc, RougeLAccumulator) else f"BLEU-{acc.settings.n_size}"
+        name = acc.label
         if name in result:  # two states of one kind would print one number for two data sets
             raise CliError(f"{where}: holds two {name} states")
         try:
@@ -600,40 +624,78 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]],
+def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
                  origin: Dict[str, str]) -> None:
-    """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
-    sentences under the newline split (a line cannot hold a newline)."""
-    if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
-        acc.hint.chosen()
+    """Line-aligned texts into each accumulator (``{name: acc}``, or one); ROUGE-Lsum: a line is
+    a summary, ``<n>`` separates its sentences under the newline split (a line cannot hold a
+    newline); ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
+    if not isinstance(accs, dict):
+        accs = {"": accs}
+    for acc in accs.values():
+        if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
+            acc.hint.chosen()
+    groups: List[Tuple[Dict[str, Any], List[str], List[List[str]]]] = []
+    split_lines = {k: a for k, a in accs.items() if getattr(a.settings, "split", None) == "newline"}
+    if split_lines:
+        groups.append((split_lines, [h.replace("<n>", "\n") for h in hyps],
+                       [[r.replace("<n>", "\n") for r in rs] for rs in refsets]))
+    rest = {k: a for k, a in accs.items() if k not in split_lines}
+    if rest:
+        groups.append((rest, hyps, refsets))
     n = len(hyps)
-    summary = isinstance(acc, RougeLsumAccumulator)
-    if summary and acc.settings.split == "newline":
-        hyps = [h.replace("<n>", "\n") for h in hyps]
-        refsets = [[r.replace("<n>", "\n") for r in rs] for rs in refsets]
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
-        ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
-        if summary:
-            batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
-                                    acc.settings.raw_text(), base=lo, hint=acc.hint)
-        else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint,
-                               words=acc.reads_words)
-        acc.add_now(batch)
+        for group, hs, rss in groups:
+            score_all(group, hs[lo:hi], [[rs[i] for rs in rss] for i in range(lo, hi)], base=lo)
         bar.update(hi - lo)
     bar.close()
 
 
-def _line_metric(args):
-    """(values, origin, settings, accumulator class, signature name) of `score` / text `compare`."""
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + SUMMARY_OPTIONS)
+_TYPE_OPTIONS = {o.key: s for s in METRICS.values() if s.key is not None for o in s.options}
+
+
+def _line_metrics(args) -> Tuple[Dict[str, Any], Dict[str, str], List[tuple]]:
+    """(values, origin, [(type name, spec, params, settings)]) of `score` / text `compare`:
+    ``--rouge-types`` (default rougeL; ``--summary-level``: rougeLsum)."""
+    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS
+                              + tuple(OPTIONS[k] for k in _TYPE_OPTIONS))
+    types = getattr(args, "rouge_types", None)
     if args.summary_level:
-        return values, origin, _build(lsum_from_options, values, origin), RougeLsumAccumulator, "rougeLsum"
-    if "split" in values:
-        raise CliError(f"{origin['split']}: a sentence split needs --summary-level (ROUGE-Lsum)")
-    return values, origin, _build(rouge_from_options, values, origin), RougeLAccumulator, "rougeL"
+        if types is not None:
+            raise CliError("give --summary-level or --rouge-types, not both (--summary-level is "
+                           "--rouge-types rougeLsum)")
+        types = ["rougeLsum"]
+    parts = []
+    for name in types or ["rougeL"]:
+        spec, params = resolve_type(name)
+        parts.append((name, spec, params, _build(lambda v: spec.from_options({**v, **params}), values, origin)))
+    specs = {p[1].name for p in parts}
+    if "split" in values and "RougeLsum" not in specs:
+        raise CliError(f"{origin['split']}: a sentence split needs --summary-level or --rouge-types "
+                       "rougeLsum (ROUGE-Lsum)")
+    for key, spec in _TYPE_OPTIONS.items():  # a flag of a type not asked for
+        if key in values and spec.name not in specs and origin[key].startswith("--"):
+            raise CliError(f"{origin[key]}: applies to {spec.label.replace('{n}', 'N')} only "
+                           f"(--rouge-types {spec.key.replace('{n}', '2')})")
+    return values, origin, parts
+
+
+def _line_metric(args):
+    """(values, origin, settings, accumulator class, signature name) of one type (``explain``,
+    ``report``: ROUGE-L, or ROUGE-Lsum with --summary-level)."""
+    values, origin, parts = _line_metrics(args)
+    (name, spec, _, settings), = parts
+    return values, origin, settings, spec.accumulator, name
+
+
+def _line_accumulators(parts: List[tuple], values, origin, keep: bool = False) -> Dict[str, Any]:
+    """One accumulator per type, by printed name (ROUGE-1, ROUGE-L, ...)."""
+    accs = {}
+    for _, spec, _, settings in parts:
+        acc = _build(lambda _: spec.accumulator(settings, keep), values, origin)  # jieba missing, ...
+        accs[acc.label] = acc
+    return accs
 
 
 def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
@@ -651,28 +713,37 @@ def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
     return systems, refsets
 
 
+def _types_signature(parts: List[tuple], *extra: str) -> str:
+    """Every setting of every type (once), then the version; the engine last."""
+    return "|".join([types_signature(parts), *extra, f"v:{__version__}", f"engine:{engine.backend()}"])
+
+
 def cmd_score(args) -> int:
-    values, origin, settings, acc_class, metric = _line_metric(args)
+    values, origin, parts = _line_metrics(args)
     _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
     (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
     keep = args.confidence is not None
-    acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
-    _score_lines(acc, hyps, refsets, origin)
-    mean = acc.scores()
-    name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
-    scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}
+    accs = _line_accumulators(parts, values, origin, keep)
+    _score_lines(accs, hyps, refsets, origin)
+    scores: Dict[str, float] = {}
+    for name, acc in accs.items():
+        mean = acc.scores()
+        scores.update({name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall})
     _check_finite(scores, _weights(values, origin))
-    signature = _signature(metric, settings, *_ci_signature(args))
-    text = _per_instance(args, ("line",), [(i + 1,) for i in range(len(hyps))], acc.per_instance())
+    signature = _types_signature(parts, *_ci_signature(args))
+    per = {name: acc.per_instance() for name, acc in accs.items()}
+    text = _per_instance(args, ("line",), [(i + 1,) for i in range(len(hyps))],
+                         next(iter(per.values())) if len(per) == 1 else per)
     if keep:  # the interval is of the score (F); P and R are printed as they are
-        scores = {name: scores[name]}
+        scores = {name: scores[name] for name in accs}
+    first = next(iter(accs.values()))
     if args.by is None:
-        result, fmt = _scores_result(args, {name: acc}, scores)
+        result, fmt = _scores_result(args, accs, scores)
     else:  # scores per group (cli_report.py), computed before the outputs are written
         from . import cli_report
-        keys = cli_report.line_keys(args.by, len(hyps), refsets, acc.tokenizer)
-        result, fmt = cli_report.breakdown_result(args, {name: acc}, scores, keys, args.by)
-    _write_results(args, text, {acc.state_key: acc.state_dict()}, signature)
+        keys = cli_report.line_keys(args.by, len(hyps), refsets, first.tokenizer)
+        result, fmt = cli_report.breakdown_result(args, accs, scores, keys, args.by)
+    _write_results(args, text, {acc.state_key: acc.state_dict() for acc in accs.values()}, signature)
     _print_result(args, result, fmt, signature, [f"lines scored: {len(hyps)}"])
     return 0
 
@@ -686,6 +757,19 @@ def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str
                        choices=o.choices, default=None, help=o.help)
 
 
+def _confidence(text: str) -> float:
+    """A level in (0, 1); a whole number >= 1 is the old resample count (see _check_resamples)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}") from None
+    if 0 < v < 1:
+        return v
+    if v >= 1 and text.strip().isdigit():
+        return int(text)  # the old resample count
+    raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}")
+
+
 def _count(text: str) -> int:
     v = int(text)
     if v < 1:
@@ -694,18 +778,33 @@ def _count(text: str) -> int:
 
 
 def _check_resamples(args) -> None:
-    """Resample counts for a 95% interval (the rule: stats.check_resamples), before any input is read."""
+    """The interval's level and resample count (the rule: stats.check_resamples), before any input
+    is read.  ``--confidence N`` with N a count (the old spelling) means ``--resamples N``."""
     from .stats import check_resamples
 
-    counts = [("--confidence", getattr(args, "confidence", None))]
-    if getattr(args, "method", None) == "paired_bootstrap":  # randomization trials: any count
-        counts.append(("--resamples", args.resamples))
-    for flag, n in counts:
-        try:
-            if n is not None:
-                check_resamples(n, 0.95)
-        except ValueError as e:
-            raise CliError(f"{flag}: {e}") from None
+    if not hasattr(args, "confidence"):
+        return
+    level, flag = args.confidence, "--resamples"
+    if level is not None and level >= 1:  # the old --confidence N (a resample count)
+        if getattr(args, "resamples", None) is not None:
+            raise CliError("--confidence takes a level (e.g. 0.95) with --resamples N")
+        warnings.warn(f"--confidence {level} as a resample count is deprecated: use --confidence "
+                      f"[LEVEL] --resamples {level}", DeprecationWarning)
+        args.confidence, args.resamples, flag = 0.95, level, "--confidence"
+    elif level is None and getattr(args, "resamples", None) is not None and getattr(args, "method", None) is None:
+        raise CliError("--resamples needs --confidence (a bootstrap interval of each score)")
+    if getattr(args, "method", None) is not None:  # compare: the interval of the difference
+        args.confidence = 0.95 if args.confidence is None else args.confidence
+        if args.method != "paired_bootstrap":  # randomization trials: any count
+            return
+    elif args.confidence is None:
+        return
+    elif args.resamples is None:
+        args.resamples = 1000
+    try:
+        check_resamples(1000 if args.resamples is None else args.resamples, args.confidence)
+    except ValueError as e:
+        raise CliError(f"{flag}: {e}") from None
 
 
 def _seed(text: str) -> int:
@@ -715,16 +814,31 @@ def _seed(text: str) -> int:
     return v
 
 
-def _add_summary(p: argparse.ArgumentParser) -> None:
+def _rouge_types(text: str) -> List[str]:
+    try:
+        return rouge_types(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _add_summary(p: argparse.ArgumentParser, types: bool = True) -> None:
+    if types:
+        p.add_argument("--rouge-types", "--rouge_types", dest="rouge_types", type=_rouge_types, default=None,
+                       metavar="TYPES", help="comma-separated: rouge1, rouge2 (any rougeN), rougeL "
+                                             "(default), rougeLsum; every type in one table / JSON")
     p.add_argument("--summary-level", "--summary_level", dest="summary_level", action="store_true",
-                   help="ROUGE-Lsum (summary-level, union LCS over sentences) instead of ROUGE-L")
-    _add_options(p, SUMMARY_OPTIONS)
+                   help="ROUGE-Lsum (summary-level, union LCS over sentences) instead of ROUGE-L "
+                        "(= --rouge-types rougeLsum)")
+    _add_options(p, [OPTIONS[k] for k in _TYPE_OPTIONS])
 
 
 def _add_confidence(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--confidence", nargs="?", const=1000, type=_count, default=None, metavar="N",
-                   help="95%% percentile bootstrap interval of each score over instances, N "
-                        "resamples (default 1000, at least 40; at least 2 instances)")
+    p.add_argument("--confidence", nargs="?", const=0.95, type=_confidence, default=None, metavar="LEVEL",
+                   help="percentile bootstrap interval of each score over instances at LEVEL "
+                        "(default 0.95; at least 2 instances)")
+    p.add_argument("--resamples", type=_count, default=None, metavar="N",
+                   help="bootstrap resamples of --confidence (default 1000; at least 40 at 0.95, "
+                        "200 at 0.99)")
     p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
 
 
@@ -781,6 +895,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--resamples", type=_count, default=None,
                    help="bootstrap resamples (default 1000, at least 40) or randomization trials "
                         "(default 10000); at least 2 instances")
+    c.add_argument("--confidence", type=_confidence, default=None, metavar="LEVEL",
+                   help="level of the interval of the difference (default 0.95)")
     c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
@@ -788,7 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--config", help="YAML config file or preset name")
     c.add_argument("--format", choices=("json", "table"), default="json")
     _add_by(c, dureader=True, text=True)
-    c.set_defaults(func=cmd_compare, confidence=None)
+    c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
     m.add_argument("state_files", nargs="+", metavar="STATE_FILE")

@@ -83,8 +83,7 @@ def _cell(args, group, name: str) -> Any:
 
 
 def _breakdown_rows(args, accs: Dict[str, Any], keys: Sequence, by: str) -> Dict[str, dict]:
-    level = None if args.confidence is None else 0.95
-    res = grouped([accs], keys, level, args.confidence or 1000, args.seed, _order(by))
+    res = grouped([accs], keys, args.confidence, args.resamples or 1000, args.seed, _order(by))
     rows: Dict[str, dict] = {}
     for key, g in res.items():
         row = rows[str(key)] = {"count": g.count}
@@ -111,7 +110,7 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
         if args.confidence is None:
             overall[name] = _pct(scores[name])
         else:
-            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+            iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
             low, high = _pct(iv.low), _pct(iv.high)
             overall[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                              "low": low, "high": high}
@@ -132,7 +131,7 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
     adjusted for the number of groups by Holm's method (``p_holm``); (result, format)."""
     groups: Dict[str, dict] = {}
     for name in runs[0]:
-        res = compare_breakdown(runs[0][name], runs[1][name], keys, args.method, args.resamples, 0.95,
+        res = compare_breakdown(runs[0][name], runs[1][name], keys, args.method, args.resamples, args.confidence,
                                 args.seed, _order(by))
         for key, g in res.items():
             c = g.comparison
@@ -206,7 +205,9 @@ def _cmd_report(args) -> int:
 
 
 def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
-    from .settings import BONUS_OPTIONS, OPTIONS, TEXT_OPTIONS
+    from .metrics import OPTIONS
+    from .metrics.dureader_rouge_l import BONUS_OPTIONS
+    from .settings import TEXT_OPTIONS
 
     act = "append" if multi else "store"
     p.add_argument("--ref_file", "--ref-file", help="DuReader references (JSON lines or .zip)")
@@ -216,7 +217,7 @@ def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
     p.add_argument("--hyp", action=act, help="text hypotheses, one per line" + (" (A, then optionally B)" if multi else ""))
     cli._add_options(p, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     cli._add_options(p, BONUS_OPTIONS)
-    cli._add_summary(p)
+    cli._add_summary(p, types=False)
     p.add_argument("--config", help="YAML config file or preset name")
 
 
