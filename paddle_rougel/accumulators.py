@@ -41,14 +41,13 @@ from __future__ import annotations
 import copy
 import math
 import os
-import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import engine, invariants, scoring
+from . import invariants, scoring
 from .hints import Hinter
 from .inputs import Batch, concat, make_batch, plain_instance
 

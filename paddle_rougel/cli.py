@@ -1,8 +1,8 @@
-"""The ``paddle-rougel`` command line.
-
-(Over 600 lines: the commands share option handling, settings and messages; what is not about
-the commands lives elsewhere: outputs in :mod:`fileio`, rows in :mod:`perinstance`, streams and
-signals in :mod:`procio`, contest files in :mod:`dureader_io`.)
+"""The ``paddle-rougel`` command line: the parser, option handling, messages and outputs
+shared by the commands, whose bodies are in :mod:`cli_dureader`, :mod:`cli_score`
+(``score``, ``compare``), :mod:`cli_merge` and :mod:`cli_report` (``explain``, ``report``).
+What is not about the commands lives elsewhere: outputs in :mod:`fileio`, rows in
+:mod:`perinstance`, streams and signals in :mod:`procio`, contest files in :mod:`dureader_io`.
 
 Commands:
 
@@ -55,17 +55,13 @@ import numpy as np
 from . import __version__, engine, procio, scoring
 # accumulators, not the metric classes: those import paddle (about 1 s) when created, and
 # this process never needs it; state files are the same either way
-from .accumulators import from_state
 from .config import ConfigError, read_config, resolve_config_path
-from .dureader_io import InputError, build_contest, distinct_entities, file_size, read_rows
+from .dureader_io import InputError
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
-from .functional import score_all, signature as types_signature
-from .inputs import make_batch
-from .metrics import METRICS, OPTIONS, resolve_type, rouge_types
-from .metrics.bleu import BleuAccumulator
-from .metrics.dureader_rouge_l import BONUS_OPTIONS, DuReaderRougeLAccumulator, dureader_from_options
+from .functional import signature as types_signature
+from .metrics import METRICS, OPTIONS, rouge_types
+from .metrics.dureader_rouge_l import BONUS_OPTIONS
 from .perinstance import FORMATS, RowError, per_instance_format, per_instance_text
-from .progress import Progress
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["main"]
@@ -73,6 +69,7 @@ __all__ = ["main"]
 PROG = "paddle-rougel"
 _BATCH = 8192  # instances per scoring call (progress granularity)
 STATE_FORMAT = "paddle-rougel-state/1"
+_TYPE_OPTIONS = {o.key: s for s in METRICS.values() if s.key is not None for o in s.options}  # each ROUGE type's own options (split, distinct)
 
 
 class CliError(Exception):
@@ -215,24 +212,6 @@ def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_
         _show(args, signature)
 
 
-# ----------------------------------------------------------------- dureader
-
-def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
-    n = len(contest.cands)
-    bar = Progress(n, "scoring", min_total=2 * _BATCH)
-    rouge.hint.chosen()  # characters are the contest's rule: only a word tokenizer on CJK is hinted
-    for lo in range(0, n, _BATCH):
-        hi = min(lo + _BATCH, n)
-        sl = slice(lo, hi)
-        ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
-        batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer, hint=rouge.hint)
-        rouge.add_now(batch)
-        bleu.add_now(batch)
-        bar.update(hi - lo)
-    bar.close()
-
-
 def _per_instance(args, names: Tuple[str, ...], keys: List[tuple], score, bonus=None) -> Optional[str]:
     """The --per-instance rows (None without --per-instance)."""
     if not args.per_instance:
@@ -269,62 +248,6 @@ def _write_results(args, per_instance: Optional[str], states: Dict[str, dict], s
     write_outputs(files)  # all or nothing
 
 
-def _read_contests(args, pred_files: List[str]):
-    """One scoring contest per prediction file, against the one reference file."""
-    total = sum(map(file_size, pred_files)) + file_size(args.ref_file)
-    bar = Progress(total, "reading", min_total=8 << 20)
-    # text as given: the metrics' text settings normalise it (the contest: drop whitespace)
-    refs = read_rows(args.ref_file, is_ref=True, progress=bar.update, keep_spaces=True)
-    contests = [build_contest(read_rows(p, is_ref=False, progress=bar.update, keep_spaces=True), refs)
-                for p in pred_files]
-    bar.close()
-    return contests
-
-
-def _contest_metrics(contest, values, origin, keep: bool):
-    """The contest's ROUGE-L and BLEU-4 accumulators, scored; errors name the settings at fault."""
-    rouge_s, bleu_s = _build(dureader_from_options, values, origin)
-    rouge, bleu = _build(lambda _: (DuReaderRougeLAccumulator(rouge_s, keep), BleuAccumulator(bleu_s, keep)),
-                         values, origin)  # a tokenizer's optional package may be missing
-    try:
-        _score_contest(contest, rouge, bleu)
-        scores = {"ROUGE-L": rouge.score(), "BLEU-4": bleu.score()}
-    except (ValueError, TypeError, OverflowError) as e:  # e.g. sums out of range with absurd weights
-        raise CliError(f"cannot score with {_weights(values, origin)}: {e}") from None
-    _check_finite(scores, _weights(values, origin))
-    return {"ROUGE-L": rouge, "BLEU-4": bleu}, scores
-
-
-def _counts(contest) -> str:
-    return (f"questions scored: {len(contest.qids)}; missing predictions: {len(contest.missing)}; "
-            f"unexpected predictions: {len(contest.unexpected)}; "
-            f"skipped (no reference answers): {len(contest.no_answer)}")
-
-
-def cmd_dureader(args) -> int:
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
-    rouge_s, _ = _build(dureader_from_options, values, origin)
-    _check_outputs(args, _inputs(args, "--pred_file", "--ref_file"))  # before any work
-    (contest,) = _read_contests(args, [args.pred_file])
-    keep = args.confidence is not None or args.by is not None  # --by: BLEU's per-question rows
-    accs, scores = _contest_metrics(contest, values, origin, keep=keep)
-    rouge, bleu = accs["ROUGE-L"], accs["BLEU-4"]
-    signature = _signature("rougeL+bleu4", rouge_s, *_ci_signature(args))
-    text = _per_instance(args, ("question_id", "question_type"), list(zip(contest.qids, contest.types)),
-                         rouge.per_instance(), rouge.per_instance_bonus())
-    if args.by is None:
-        result, fmt = _scores_result(args, accs, scores)
-    else:  # scores per group (cli_report.py), computed before the outputs are written
-        from . import cli_report
-        keys = cli_report.dureader_keys(args.by, contest, rouge.tokenizer)
-        result, fmt = cli_report.breakdown_result(args, accs, scores, keys, args.by)
-    _write_results(args, text, {a.state_key: a.state_dict() for a in (rouge, bleu)}, signature)
-    _print_result(args, result, fmt, signature, [_counts(contest)])
-    return 0
-
-
-# ------------------------------------------------------- confidence and compare
-
 def _level(level: float) -> str:
     return f"{level * 100:g}%"
 
@@ -354,89 +277,6 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
     return {k: f"{v['score']:.2f} ± {v['pm']:.2f}  [{v['low']:.2f}, {v['high']:.2f}]"
             for k, v in result.items()}, "table"
 
-
-def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
-    from .accumulators import compare
-
-    out = {}
-    for name, (a, b) in pairs.items():
-        try:
-            c = compare(a, b, args.method, args.resamples, args.confidence, args.seed)
-        except ValueError as e:
-            raise CliError(f"{name}: {e}") from None
-        out[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
-                     "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4)}
-    return out
-
-
-def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[str]) -> None:
-    if args.format == "json":
-        _print_result(args, rows, "json", signature, extra)
-        return
-    procio.hold()
-    print(f"{'metric':<9}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}{'p':>8}")
-    for k, r in rows.items():
-        interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
-        print(f"{k:<9}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}")
-    for line in extra:
-        procio.diag(line)
-    print(signature)
-
-
-def _compare_signature(args, metric: str, settings) -> str:
-    from .accumulators import COMPARE_METHODS
-
-    n = args.resamples if args.resamples is not None else COMPARE_METHODS[args.method]
-    level = "" if args.confidence == 0.95 else f",level:{_level(args.confidence)}"
-    test = f"test:{args.method},n:{n}{level},seed:{args.seed}"
-    if metric is None:  # text files: every type's settings (settings: the types' parts)
-        return _types_signature(settings, test)
-    return _signature(metric, settings, test)
-
-
-def cmd_compare(args) -> int:
-    """Two systems on the same references: DuReader files (--ref_file) or text files (--ref)."""
-    names = ["A", "B"]
-    if args.ref_file:
-        if len(args.pred_file or []) != 2 or args.hyp or args.ref or args.summary_level or args.rouge_types:
-            raise CliError("compare DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
-        rouge_s, _ = _build(dureader_from_options, values, origin)
-        contests = _read_contests(args, args.pred_file)
-        if not contests[0].qids:
-            raise CliError(f"nothing to compare: {args.ref_file} has no question with reference answers "
-                           f"(A: {args.pred_file[0]}, B: {args.pred_file[1]})")
-        runs = [_contest_metrics(c, values, origin, keep=True)[0] for c in contests]
-        files, metric, settings = args.pred_file, "rougeL+bleu4", rouge_s
-        extra = [f"{n}: {f}: {_counts(c)}" for n, f, c in zip(names, files, contests)]
-    else:
-        if len(args.hyp or []) != 2 or not args.ref or args.pred_file:
-            raise CliError("compare text files with --ref R [--ref R2 ...] --hyp A --hyp B, or "
-                           "DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin, parts = _line_metrics(args)
-        runs = []
-        systems, refsets = _read_score_inputs(args.hyp, args.ref)  # stdin (-) read once
-        if not systems[0]:
-            raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
-                           f"{', '.join(args.ref)} have no lines")
-        for hyps in systems:
-            accs = _line_accumulators(parts, values, origin)
-            _score_lines(accs, hyps, refsets, origin)
-            runs.append(accs)
-        files, metric, settings = args.hyp, None, parts
-        extra = [f"{n}: {f}" for n, f in zip(names, files)]
-    rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
-    if args.by is not None:  # per-group paired tests, Holm-adjusted (cli_report.py)
-        from . import cli_report
-        keys = cli_report.compare_keys(args, contests if args.ref_file else None, runs)
-        result, fmt = cli_report.compare_breakdown_result(args, runs, rows, keys, args.by)
-        _print_result(args, result, fmt, _compare_signature(args, metric, settings), extra)
-        return 0
-    _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
-    return 0
-
-
-# -------------------------------------------------------------------- merge
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
@@ -472,145 +312,6 @@ def _read_json(path: str) -> Any:
     return obj
 
 
-def _load_state_file(path: str) -> Dict[str, Any]:
-    obj = _read_json(path)
-    if isinstance(obj, dict) and "metrics" in obj:
-        fmt, metrics = obj.get("format", STATE_FORMAT), obj["metrics"]
-        if fmt != STATE_FORMAT:
-            raise CliError(f"{path}: format {fmt!r} is not {STATE_FORMAT!r} (made by another version?)")
-        if not isinstance(metrics, dict) or not metrics:
-            raise CliError(f"{path}: 'metrics' must be a non-empty object of metric states")
-        states = dict(metrics)
-        sig = obj.get("signature")
-        if sig is not None and not isinstance(sig, str):
-            raise CliError(f"{path}: 'signature' must be a string")
-    elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        states = {_state_key(obj): obj}
-        sig = None
-    else:
-        raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
-                       "or json.dump(metric.state_dict()))")
-    return {"states": states, "signature": sig}
-
-
-def _state_key(state: dict) -> str:
-    """The state-file key of a bare ``state_dict()`` (its metric's, or the metric name when it is
-    unknown or its settings are bad: the merge then refuses it with the reason)."""
-    spec = METRICS.get(state["metric"]) if isinstance(state["metric"], str) else None
-    if spec is None:
-        return str(state["metric"])
-    try:
-        return spec.state_key_of(spec.settings.from_config(state.get("config", {})))
-    except (TypeError, ValueError):
-        return str(state["metric"])
-
-
-def _split_engine(sig: str) -> Tuple[str, List[str]]:
-    """The settings part of a signature, and the engines named in it (never compared)."""
-    parts = sig.split("|")
-    return ("|".join(p for p in parts if not p.startswith("engine:")),
-            [p[len("engine:"):] for p in parts if p.startswith("engine:")])
-
-
-def _merged_metrics(files) -> Dict[str, Any]:
-    """One accumulator per metric key: the first file's state, the others merged in.
-    The accumulators check structure, settings, field names, shapes and values."""
-    first_path, first = files[0]
-    keys = sorted(first["states"])
-    accs: Dict[str, Any] = {}
-    for path, f in files:
-        if sorted(f["states"]) != keys:
-            raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {keys}")
-        for key in keys:
-            st, where = f["states"][key], f"{path}: metrics.{key}"
-            try:
-                if key not in accs:
-                    accs[key] = from_state(st, where)  # its messages start with `where`
-                else:
-                    accs[key].merge(st)
-            except (ValueError, KeyError, TypeError, OverflowError) as e:
-                msg = _oneline(str(e)) or type(e).__name__
-                if key in accs and not msg.startswith(where):
-                    msg = f"{where}: cannot merge with {first_path}: {msg}"
-                raise CliError(msg) from None
-    return accs
-
-
-def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
-    """The states' settings must be the ones ``spec`` gives (the same builders as scoring; the
-    settings a state's own name fixes, ROUGE-N's n and BLEU's n_size, are taken from it)."""
-    values = {k: v for k, (v, _) in read_config(spec).items()}
-    origin = {k: w for k, (_, w) in read_config(spec).items()}
-    for acc in accs.values():
-        ms = acc.spec
-        fixed = {k: getattr(acc.settings, k) for k in ms.label_fields()}
-        want = _build(lambda v: ms.from_options({**v, **fixed}), values, origin)
-        if want != acc.settings:
-            raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: "
-                           f"{want.config()}")
-
-
-_ORDER = {name: i for i, name in enumerate(METRICS)}  # printed in the registry's order
-
-
-def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
-    result: Dict[str, float] = {}
-    ordered = sorted(accs.values(), key=lambda a: (_ORDER[a.metric_name],
-                                                   [getattr(a.settings, k) for k in a.spec.label_fields()]))
-    for acc in ordered:
-        name = acc.label
-        if name in result:  # two states of one kind would print one number for two data sets
-            raise CliError(f"{where}: holds two {name} states")
-        try:
-            result[name] = acc.score()
-        except OverflowError as e:
-            raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
-    _check_finite(result, "the states' sums or settings are out of range")
-    return {k: _pct(v) for k, v in result.items()}
-
-
-def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
-    bases = {p: _split_engine(s)[0] for p, s in sigs.items()}
-    if len(set(bases.values())) > 1:
-        detail = "; ".join(f"{p}: {s}" for p, s in bases.items())
-        raise CliError(f"state files were made with different settings ({detail})")
-    if bases:
-        engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
-        return next(iter(bases.values())) + (f"|engine:{'+'.join(engines)}" if engines else "")
-    parts = []
-    for acc in metrics.values():
-        cfg = acc.settings.config()
-        parts.append(acc.metric_name + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
-    return "|".join(["merged"] + parts + [f"v:{__version__}"])
-
-
-def _distinct_inputs(paths: List[str]) -> None:
-    """The same state file twice (or a link to it) would count its data twice."""
-    seen: Dict[Tuple[int, int], str] = {}
-    for p in paths:
-        _check_input(p)
-        st = os.stat(p)
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            raise CliError(f"{p} is the same file as {seen[key]} (its data would be counted twice)")
-        seen[key] = p
-
-
-def cmd_merge(args) -> int:
-    _distinct_inputs(args.state_files)
-    files = [(p, _load_state_file(p)) for p in args.state_files]
-    metrics = _merged_metrics(files)
-    sigs = {p: f["signature"] for p, f in files if f["signature"] is not None}
-    signature = _merge_signature(metrics, sigs)
-    if args.config:
-        _check_merge_config(metrics, args.config)
-    result = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
-    _print_result(args, result, args.format, signature, [f"merged {len(files)} state files"])
-    return 0
-
-
-# -------------------------------------------------------------------- score
-
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -624,128 +325,9 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
-                 origin: Dict[str, str]) -> None:
-    """Line-aligned texts into each accumulator (``{name: acc}``, or one); ROUGE-Lsum: a line is
-    a summary, ``<n>`` separates its sentences under the newline split (a line cannot hold a
-    newline); ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
-    if not isinstance(accs, dict):
-        accs = {"": accs}
-    for acc in accs.values():
-        if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
-            acc.hint.chosen()
-    groups: List[Tuple[Dict[str, Any], List[str], List[List[str]]]] = []
-    split_lines = {k: a for k, a in accs.items() if getattr(a.settings, "split", None) == "newline"}
-    if split_lines:
-        groups.append((split_lines, [h.replace("<n>", "\n") for h in hyps],
-                       [[r.replace("<n>", "\n") for r in rs] for rs in refsets]))
-    rest = {k: a for k, a in accs.items() if k not in split_lines}
-    if rest:
-        groups.append((rest, hyps, refsets))
-    n = len(hyps)
-    bar = Progress(n, "scoring", min_total=2 * _BATCH)
-    for lo in range(0, n, _BATCH):
-        hi = min(lo + _BATCH, n)
-        for group, hs, rss in groups:
-            score_all(group, hs[lo:hi], [[rs[i] for rs in rss] for i in range(lo, hi)], base=lo)
-        bar.update(hi - lo)
-    bar.close()
-
-
-_TYPE_OPTIONS = {o.key: s for s in METRICS.values() if s.key is not None for o in s.options}
-
-
-def _line_metrics(args) -> Tuple[Dict[str, Any], Dict[str, str], List[tuple]]:
-    """(values, origin, [(type name, spec, params, settings)]) of `score` / text `compare`:
-    ``--rouge-types`` (default rougeL; ``--summary-level``: rougeLsum)."""
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS
-                              + tuple(OPTIONS[k] for k in _TYPE_OPTIONS))
-    types = getattr(args, "rouge_types", None)
-    if args.summary_level:
-        if types is not None:
-            raise CliError("give --summary-level or --rouge-types, not both (--summary-level is "
-                           "--rouge-types rougeLsum)")
-        types = ["rougeLsum"]
-    parts = []
-    for name in types or ["rougeL"]:
-        spec, params = resolve_type(name)
-        parts.append((name, spec, params, _build(lambda v: spec.from_options({**v, **params}), values, origin)))
-    specs = {p[1].name for p in parts}
-    if "split" in values and "RougeLsum" not in specs:
-        raise CliError(f"{origin['split']}: a sentence split needs --summary-level or --rouge-types "
-                       "rougeLsum (ROUGE-Lsum)")
-    for key, spec in _TYPE_OPTIONS.items():  # a flag of a type not asked for
-        if key in values and spec.name not in specs and origin[key].startswith("--"):
-            raise CliError(f"{origin[key]}: applies to {spec.label.replace('{n}', 'N')} only "
-                           f"(--rouge-types {spec.key.replace('{n}', '2')})")
-    return values, origin, parts
-
-
-def _line_metric(args):
-    """(values, origin, settings, accumulator class, signature name) of one type (``explain``,
-    ``report``: ROUGE-L, or ROUGE-Lsum with --summary-level)."""
-    values, origin, parts = _line_metrics(args)
-    (name, spec, _, settings), = parts
-    return values, origin, settings, spec.accumulator, name
-
-
-def _line_accumulators(parts: List[tuple], values, origin, keep: bool = False) -> Dict[str, Any]:
-    """One accumulator per type, by printed name (ROUGE-1, ROUGE-L, ...)."""
-    accs = {}
-    for _, spec, _, settings in parts:
-        acc = _build(lambda _: spec.accumulator(settings, keep), values, origin)  # jieba missing, ...
-        accs[acc.label] = acc
-    return accs
-
-
-def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
-                       ) -> Tuple[List[List[str]], List[List[str]]]:
-    """Each system's lines and each reference set's, every file read once, line-aligned."""
-    if [*hyp_paths, *ref_paths].count("-") > 1:
-        raise CliError("only one of --hyp and --ref can be - (standard input is read once)")
-    systems = [_read_lines(p) for p in hyp_paths]
-    refsets = [_read_lines(p) for p in ref_paths]
-    first = hyp_paths[0]
-    for p, lines in [*zip(hyp_paths[1:], systems[1:]), *zip(ref_paths, refsets)]:
-        if len(lines) != len(systems[0]):
-            raise CliError(f"{p} has {len(lines)} lines but {first} has {len(systems[0])} "
-                           "(files must be line-aligned)")
-    return systems, refsets
-
-
 def _types_signature(parts: List[tuple], *extra: str) -> str:
     """Every setting of every type (once), then the version; the engine last."""
     return "|".join([types_signature(parts), *extra, f"v:{__version__}", f"engine:{engine.backend()}"])
-
-
-def cmd_score(args) -> int:
-    values, origin, parts = _line_metrics(args)
-    _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
-    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
-    keep = args.confidence is not None
-    accs = _line_accumulators(parts, values, origin, keep)
-    _score_lines(accs, hyps, refsets, origin)
-    scores: Dict[str, float] = {}
-    for name, acc in accs.items():
-        mean = acc.scores()
-        scores.update({name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall})
-    _check_finite(scores, _weights(values, origin))
-    signature = _types_signature(parts, *_ci_signature(args))
-    per = {name: acc.per_instance() for name, acc in accs.items()}
-    text = _per_instance(args, ("line",), [(i + 1,) for i in range(len(hyps))],
-                         next(iter(per.values())) if len(per) == 1 else per)
-    if keep:  # the interval is of the score (F); P and R are printed as they are
-        scores = {name: scores[name] for name in accs}
-    first = next(iter(accs.values()))
-    if args.by is None:
-        result, fmt = _scores_result(args, accs, scores)
-    else:  # scores per group (cli_report.py), computed before the outputs are written
-        from . import cli_report
-        keys = cli_report.line_keys(args.by, len(hyps), refsets, first.tokenizer)
-        result, fmt = cli_report.breakdown_result(args, accs, scores, keys, args.by)
-    _write_results(args, text, {acc.state_key: acc.state_dict() for acc in accs.values()}, signature)
-    _print_result(args, result, fmt, signature, [f"lines scored: {len(hyps)}"])
-    return 0
 
 
 # ------------------------------------------------------------------- parser
@@ -855,6 +437,16 @@ def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
                    help="json (default: one line on stdout, scores x100) or table")
 
 
+def _command(module: str, name: str):
+    """A command's function, from its module (which imports this one for the shared helpers)."""
+    def run(args) -> int:
+        import importlib
+
+        return getattr(importlib.import_module(f".{module}", __package__), name)(args)
+
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=PROG, description="Fast exact ROUGE-L (and the DuReader contest score).")
     ap.add_argument("--version", action="version",
@@ -872,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "weighted bonus in tokens (the largest over its references)")
     _add_confidence(d)
     _add_by(d, dureader=True, text=False)
-    d.set_defaults(func=cmd_dureader)
+    d.set_defaults(func=_command("cli_dureader", "cmd_dureader"))
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
     sc.add_argument("--hyp", required=True, help="hypotheses, one per line (- for standard input)")
@@ -883,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_outputs(sc, "write one row per hypothesis line: line, P, R, F (0-1)")
     _add_confidence(sc)
     _add_by(sc, dureader=False, text=True)
-    sc.set_defaults(func=cmd_score)
+    sc.set_defaults(func=_command("cli_score", "cmd_score"))
 
     c = sub.add_parser("compare", help="is system B better than A? paired test on the same references")
     c.add_argument("--ref_file", "--ref-file", help="DuReader references (with two --pred_file)")
@@ -904,13 +496,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--config", help="YAML config file or preset name")
     c.add_argument("--format", choices=("json", "table"), default="json")
     _add_by(c, dureader=True, text=True)
-    c.set_defaults(func=cmd_compare)
+    c.set_defaults(func=_command("cli_score", "cmd_compare"))
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
     m.add_argument("state_files", nargs="+", metavar="STATE_FILE")
     m.add_argument("--config", help="check the states were made with this config")
     m.add_argument("--format", choices=("json", "table"), default="json")
-    m.set_defaults(func=cmd_merge)
+    m.set_defaults(func=_command("cli_merge", "cmd_merge"))
 
     from . import cli_report  # explain, report (cli_report.py)
     cli_report.add_parsers(sub)

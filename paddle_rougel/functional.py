@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-import numpy as np
 
 from . import __version__, accumulators, engine
-from .metrics import METRICS, resolve_type, rouge_types as _types
+from .metrics import resolve_type, rouge_types as _types
 from .metrics.rouge_l import rouge_l
 from .metrics.rouge_lsum import rouge_lsum
 from .metrics.rouge_n import RougeNAccumulator, rouge_n

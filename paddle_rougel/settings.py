@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 import numpy as np

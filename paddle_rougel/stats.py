@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import math
 import operator
-import sys
 from typing import Callable, NamedTuple, Tuple
 
 import numpy as np

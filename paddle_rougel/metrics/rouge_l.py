@@ -28,7 +28,7 @@ from ..accumulators import PrfAccumulator
 from ..hints import Hinter
 from ..inputs import Batch, check_tokens, make_batch, plain_instance, str_pairs_batch
 from ..metric import PaddleMetric, copied, reject_unknown, paddle_module
-from ..settings import ROUGE_OPTIONS, SettingsError, Weighted, _opt_id, text_of, weighting_of
+from ..settings import SettingsError, Weighted, _opt_id, text_of, weighting_of
 from ..text import TextSettings
 from .spec import MetricSpec
 
