@@ -118,6 +118,10 @@ class Weighting(NamedTuple):
     gamma: "float | None"
     alpha: "float | None"
 
+    def as_alpha(self) -> float:
+        """The alpha of this weighting (a gamma g is alpha 1 / (1 + g^2): equal F up to rounding)."""
+        return alpha_from_gamma(self.gamma) if self.alpha is None else self.alpha
+
     def signature(self) -> str:
         if self.alpha is None:
             return f"gamma:{self.gamma}"

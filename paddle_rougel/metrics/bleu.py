@@ -41,7 +41,7 @@ from ..inputs import Batch
 from ..metric import PaddleMetric, reject_unknown
 from ..settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, text_of
 from ..text import TextSettings
-from .dureader_rouge_l import _deprecated_alias, bonus_weights
+from .dureader_rouge_l import BonusInstances, _deprecated_alias, bonus_weights
 from .spec import MetricSpec
 
 __all__ = ["BleuSettings", "BleuAccumulator", "BLEUForDuReader", "bleu_of_sums", "SPEC"]
@@ -210,7 +210,7 @@ class BleuAccumulator(Accumulator):
 
 # ------------------------------------------------------------ paddle metric
 
-class BLEUForDuReader(PaddleMetric):
+class BLEUForDuReader(BonusInstances, PaddleMetric):
     """BLEU-n with the DuReader yes/no and entity bonus (``paddlenlp.metrics.BLEUForDuReader``).
 
     Args:
@@ -248,20 +248,6 @@ class BLEUForDuReader(PaddleMetric):
     alpha = _deprecated_alias("alpha", "yesno_weight")
     beta = _deprecated_alias("beta", "entity_weight")
     weights = property(lambda self: [1 / self.n_size] * self.n_size)
-
-    def add_inst(self, cand: Any, ref_list: Sequence, yn_label: Any = None,
-                 yn_ref: Optional[Sequence] = None, entity_ref: Any = None) -> None:
-        """Add one candidate with its references and optional bonus information.
-
-        Args:
-            cand: the candidate (str: characters are tokens; or a token sequence).
-            ref_list: non-empty list of references.
-            yn_label: the candidate's yes/no label (e.g. ``"Yes"``).
-            yn_ref: one label per reference; with ``yn_label``, selects the yes/no bonus.
-            entity_ref: entities (strings) for the entity bonus (used when the
-                yes/no bonus does not apply).
-        """
-        self._acc.add(self._acc.instance(cand, ref_list, yn_label, yn_ref, entity_ref))
 
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None) -> None:

@@ -40,7 +40,7 @@ from ..text import TextSettings
 from .rouge_l import RougeL, RougeLAccumulator, RougeLSettings
 from .spec import MetricSpec
 
-__all__ = ["DuReaderRougeLSettings", "DuReaderRougeLAccumulator", "RougeLForDuReader", "BONUS_OPTIONS",
+__all__ = ["DuReaderRougeLSettings", "DuReaderRougeLAccumulator", "RougeLForDuReader", "BonusInstances", "BONUS_OPTIONS",
            "dureader_from_options", "bonus_weights", "SPEC"]
 
 BONUS_OPTIONS = (
@@ -193,7 +193,25 @@ def _deprecated_alias(old: str, new: str):
     return property(get, doc=f"Deprecated alias of ``{new}``.")
 
 
-class RougeLForDuReader(RougeL):
+class BonusInstances:
+    """``add_inst`` of the two contest metrics: an instance with its yes/no labels and entities."""
+
+    def add_inst(self, cand: Any, ref_list: Sequence, yn_label: Any = None,
+                 yn_ref: Optional[Sequence] = None, entity_ref: Any = None) -> None:
+        """Add one candidate with its references and optional bonus information.
+
+        Args:
+            cand: the candidate (str: characters are tokens; or a token sequence).
+            ref_list: non-empty list of references.
+            yn_label: the candidate's yes/no label (e.g. ``"Yes"``).
+            yn_ref: one label per reference (checked: same length as ``ref_list``); with
+                ``yn_label``, selects the yes/no bonus.
+            entity_ref: entities for the entity bonus (used when the yes/no bonus does not apply).
+        """
+        self._acc.add(self._acc.instance(cand, ref_list, yn_label, yn_ref, entity_ref))
+
+
+class RougeLForDuReader(BonusInstances, RougeL):
     """ROUGE-L with the DuReader yes/no and entity bonus.
 
     Args:
@@ -226,19 +244,6 @@ class RougeLForDuReader(RougeL):
     beta = _deprecated_alias("beta", "entity_weight")
 
     # ----------------------------------------------------------- adding data
-    def add_inst(self, cand: Any, ref_list: Sequence, yn_label: Any = None,
-                 yn_ref: Optional[Sequence] = None, entity_ref: Any = None) -> None:
-        """Add one candidate with its references and optional bonus information.
-
-        Args:
-            cand: the candidate (str: characters are tokens; or a token sequence).
-            ref_list: non-empty list of references.
-            yn_label: the candidate's yes/no label (e.g. ``"Yes"``).
-            yn_ref: one label per reference (checked: same length as ``ref_list``).
-            entity_ref: entities for the entity bonus (used when the yes/no bonus does not apply).
-        """
-        self._acc.add(self._acc.instance(cand, ref_list, yn_label, yn_ref, entity_ref))
-
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None
                   ) -> scoring.Score:

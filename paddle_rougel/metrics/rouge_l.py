@@ -26,7 +26,7 @@ from .. import convert, engine, scoring
 from ..scoring import RougeLOutput
 from ..accumulators import PrfAccumulator
 from ..hints import Hinter
-from ..inputs import Batch, check_tokens, make_batch, plain_instance, str_pairs_batch
+from ..inputs import Batch, check_tokens, make_batch, pair_lists, plain_instance, str_pairs_batch
 from ..metric import PaddleMetric, copied, reject_unknown, paddle_module
 from ..settings import SettingsError, Weighted, _opt_id, text_of, weighting_of
 from ..text import TextSettings
@@ -446,10 +446,7 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         A pair with an empty side scores 0, 0, 0.
     """
     w = scoring.weighting(gamma, alpha, default_alpha=0.5)
-    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise TypeError("rouge_l takes a list of hypotheses and a list of references, not a single str")
-    if len(hypotheses) != len(references):
-        raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
+    hypotheses, references = pair_lists("rouge_l", hypotheses, references)
     text = TextSettings(tokenize, normalize, lowercase, stem)
     tok = RougeLSettings(text=text).tokenizer()
     hint = Hinter(text)

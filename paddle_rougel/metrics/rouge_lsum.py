@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import lsum, scoring
 from ..accumulators import PrfAccumulator
-from ..inputs import Batch
+from ..inputs import Batch, pair_lists
 from ..lsum import make_lsum_batch, score_batch
 from ..metric import PaddleMetric, reject_unknown
 from ..scoring import RougeLOutput
@@ -235,11 +235,7 @@ def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float
     ([0.833333], [0.625])
     """
     w = scoring.weighting(gamma, alpha, default_alpha=0.5)
-    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise TypeError("rouge_lsum takes a list of hypotheses and a list of references, not a single str")
-    hypotheses, references = list(hypotheses), list(references)
-    if len(hypotheses) != len(references):
-        raise ValueError(f"rouge_lsum: got {len(hypotheses)} hypotheses but {len(references)} references")
+    hypotheses, references = pair_lists("rouge_lsum", hypotheses, references)
     settings = RougeLsumSettings(split=split, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeLsumAccumulator(settings)
     batch = make_lsum_batch(hypotheses, references, split, acc.tokenizer, settings.raw_text(),

@@ -31,7 +31,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import scoring
-from ..inputs import Batch, make_batch
+from ..inputs import Batch, make_batch, pair_lists
 from ..metric import reject_unknown
 from ..ngrams import ngram_overlap
 from ..scoring import Score
@@ -171,11 +171,7 @@ def rouge_n(hypotheses: Sequence, references: Sequence, n: int = 2, alpha: Optio
         :class:`~paddle_rougel.Score` ``(precision, recall, fmeasure)``, float64 arrays [N].
     """
     w = scoring.weighting(gamma, alpha, default_alpha=0.5)
-    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise TypeError("rouge_n takes a list of hypotheses and a list of references, not a single str")
-    hypotheses, references = list(hypotheses), list(references)
-    if len(hypotheses) != len(references):
-        raise ValueError(f"rouge_n: got {len(hypotheses)} hypotheses but {len(references)} references")
+    hypotheses, references = pair_lists("rouge_n", hypotheses, references)
     settings = RougeNSettings(n=n, distinct=distinct, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeNAccumulator(settings)
     batch = make_batch(hypotheses, list(zip(references)), tokenizer=acc.tokenizer, hint=acc.hint, words=True,
