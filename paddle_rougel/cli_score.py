@@ -24,28 +24,24 @@ __all__ = ["cmd_score", "cmd_compare"]
 
 def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
                  origin: Dict[str, str]) -> None:
-    """Line-aligned texts into each accumulator (``{name: acc}``, or one); ROUGE-Lsum: a line is
-    a summary, ``<n>`` separates its sentences under the newline split (a line cannot hold a
-    newline); ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
+    """Line-aligned texts into each accumulator (``{name: acc}``, or one); with ROUGE-Lsum (newline
+    split) a line is a summary and ``<n>`` separates its sentences (a line cannot hold a newline),
+    for every type of the run; ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
     if not isinstance(accs, dict):
         accs = {"": accs}
     for acc in accs.values():
         if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
             acc.hint.chosen()
-    groups: List[Tuple[Dict[str, Any], List[str], List[List[str]]]] = []
-    split_lines = {k: a for k, a in accs.items() if getattr(a.settings, "split", None) == "newline"}
-    if split_lines:
-        groups.append((split_lines, [h.replace("<n>", "\n") for h in hyps],
-                       [[r.replace("<n>", "\n") for r in rs] for rs in refsets]))
-    rest = {k: a for k, a in accs.items() if k not in split_lines}
-    if rest:
-        groups.append((rest, hyps, refsets))
+    if any(getattr(a.settings, "split", None) == "newline" for a in accs.values()):
+        # <n> separates sentences: for every type of the run (a newline is whitespace to the others,
+        # as rouge-score reads the same summaries), so the types score the same text
+        hyps = [h.replace("<n>", "\n") for h in hyps]
+        refsets = [[r.replace("<n>", "\n") for r in rs] for rs in refsets]
     n = len(hyps)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):
         hi = min(lo + _BATCH, n)
-        for group, hs, rss in groups:
-            score_all(group, hs[lo:hi], [[rs[i] for rs in rss] for i in range(lo, hi)], base=lo)
+        score_all(accs, hyps[lo:hi], [[rs[i] for rs in refsets] for i in range(lo, hi)], base=lo)
         bar.update(hi - lo)
     bar.close()
 
