@@ -321,6 +321,30 @@ def test_nan_tokens_match_nothing():
     assert (s.precision[0], s.recall[0]) == (0.5, 0.5)
 
 
+MIXED = [
+    ([1, 2, 1.0, 2.0], [[1.0, 2.0, True], [2, 1]]),                 # equal across int / float / bool
+    ([0.0, -0.0, 0.0], [[-0.0, 0.0]]),
+    (np.array([1, 2, 3, 1, 2]), [np.array([1, 2, 3]), np.array([2, 3, 1, 2], dtype=np.int32)]),
+    ([np.float64("nan"), 1, np.float64("nan")], [[np.float64("nan"), 1]]),
+    (["a", ("x", 1), "b"], [[("x", 1), "b"], ["a"]]),
+    ([1, 2, 2 ** 70, 2 ** 70 + 1], [[2 ** 70, 2 ** 70 + 1, 1, 2]]),   # beyond 64 bits
+]
+
+
+@pytest.mark.parametrize("case, distinct", [(k, d) for k in range(len(MIXED)) for d in (False, True)
+                                             if not (d and k == 3)])   # no set of nan n-grams
+def test_tokens_of_mixed_types_equal_the_counter_oracle(case, distinct):
+    """Tokens match when they compare equal (==), whatever their types."""
+    cand, refs = MIXED[case]
+    for mode in MODES:
+        out = compute([cand], [refs], rouge_types=["rouge1", "rouge2"], gamma=1.0, multi_ref=mode,
+                      distinct=distinct, per_instance=True)["per_instance"]
+        for n in (1, 2):
+            want = score_instance(list(cand), [list(r) for r in refs], n, ("gamma", 1.0), mode, distinct)
+            got = tuple(out[k][0] for k in (f"rouge{n}_precision", f"rouge{n}_recall", f"rouge{n}"))
+            assert got == pytest.approx(want, abs=1e-12, rel=0), (mode, n, got, want)
+
+
 def test_oracle_self_check():
     """The counter on hand-worked cases (clipping, repeats, distinct)."""
     assert counts(list("aab"), list("ab"), 1) == (2, 3, 2)
