@@ -175,6 +175,31 @@ def test_command_line_equals_score_multi(google, tmp_path, capsys):
         assert f'"{label}": {round(want, 2)}' in text, (label, want, out)
 
 
+ODD = list("abcAB01 .-,\t\n'_") + ["\u0130", "\u212a", "\u00df", "\u00e9", "\ufb01", "\u216b", "\u00b2", "\u01c5",
+                                    "\u03a3", "\u03c2", "\u0301", "\x00", "\u00a0", "\u2028", "\x85", "\x1c", "\U0001F600"]
+
+
+@pytest.mark.parametrize("stem", [False, True])
+def test_odd_characters_equal_score_multi(stem):
+    """Short random strings of letters, digits, separators and characters whose lowercase or
+    class is unusual (dotted I, Kelvin sign, ligatures, combining marks, odd line breaks): the
+    same tokens as rouge-score's tokenizer, so bit-equal figures."""
+    rng = random.Random(31 + stem)
+    preds = ["".join(rng.choice(ODD) for _ in range(rng.randrange(0, 20))) for _ in range(1500)]
+    refs = [["".join(rng.choice(ODD) for _ in range(rng.randrange(0, 20))) for _ in range(rng.randrange(1, 3))]
+            for _ in preds]
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=stem)
+    out = compute(preds, refs, rouge_types=["rouge1", "rouge2"], tokenize="rouge_score", stem=stem, gamma=1.0,
+                  multi_ref="best", per_instance=True)["per_instance"]
+    hits = 0
+    for i, (p, rl) in enumerate(zip(preds, refs)):
+        m = scorer.score_multi(rl, p)
+        for t in ("rouge1", "rouge2"):
+            assert (out[f"{t}_precision"][i], out[f"{t}_recall"][i], out[t][i]) == tuple(m[t]), (t, p, rl, m[t])
+            hits += m[t].fmeasure > 0
+    assert hits > 500
+
+
 # ---------------------------------------------------------------- the plain counter oracle
 
 def _grams(toks: list, n: int) -> list:
