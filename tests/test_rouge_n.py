@@ -378,3 +378,33 @@ def test_oracle_self_check():
     assert counts(list("abab"), list("abxab"), 2) == (2, 3, 4)
     assert counts([], list("ab"), 1) == (0, 0, 2)
     assert score_instance(list("ab"), [list("a"), list("abc")], 1, ("alpha", 0.5), "pooled") == (0.75, 0.75, 0.75)
+
+
+@pytest.mark.parametrize("as_tensor", [False, True], ids=["numpy", "paddle"])
+@pytest.mark.parametrize("n, distinct", [(1, False), (2, False), (3, False), (2, True)])
+def test_network_output_equals_the_counter_oracle(n, distinct, as_tensor):
+    """RougeN on hapi's path: ``compute(ids, label)`` -> [B, 3] (hits, candidate n-grams,
+    reference n-grams) -> ``update``; the candidate cut before its first eos, the label's
+    trailing pads dropped."""
+    import paddle
+
+    rng = random.Random(100 * n + distinct)
+    pad, eos, B, T = 0, 2, 64, 12
+    out, lab, want = np.full((B, T), pad), np.full((B, T), pad), []
+    for b in range(B):
+        vocab = [3, 4, 5, 6, 7, 8][: rng.randrange(1, 7)]
+        c = [rng.choice(vocab) for _ in range(rng.randrange(0, T + 1))]
+        r = [rng.choice(vocab) for _ in range(rng.randrange(0, T + 1))]
+        row = c + ([eos] + [rng.choice(vocab + [eos, pad]) for _ in range(T)] if len(c) < T else [])
+        out[b], lab[b, :len(r)] = row[:T], r
+        want.append(score_instance(c, [r], n, ("gamma", 1.0), "max_pr", distinct))
+    m = RougeN(n=n, gamma=1.0, pad_id=pad, eos_id=eos, distinct=distinct)
+    for lo in range(0, B, 16):
+        args = (out[lo:lo + 16], lab[lo:lo + 16])
+        packed = m.compute(*(paddle.to_tensor(a) for a in args) if as_tensor else args)
+        m.update(*(x.numpy() for x in packed))
+    pi = m.per_instance()
+    for b, w in enumerate(want):
+        assert (pi.precision[b], pi.recall[b]) == w[:2] and abs(pi.fmeasure[b] - w[2]) <= 1e-12, (b, out[b], lab[b])
+    assert sum(0 < w[2] < 1 for w in want) > 10
+    assert m.accumulate() == pytest.approx(np.mean([w[2] for w in want]), abs=1e-12)
