@@ -6,8 +6,10 @@ the model token count, peer token count and hits it pooled or picked) and once p
 (per evaluation: R, P, F to 5 decimals); each run reports ROUGE-1, ROUGE-2 and ROUGE-L.  Its
 ROUGE-L of a multi-line summary is the summary-level union LCS: our ROUGE-Lsum with the newline
 split; of a one-line summary, our ROUGE-L too.  Its ROUGE-N counts the n-grams of the whole
-summary, across its lines (clipped counts): our rouge1 / rouge2 of the text.  -f A is ``multi_ref="pooled"``, -f B ``"best_recall"``; the ``rouge155`` preset
-gives its tokens (the cases mix case, hyphens and punctuation, which both sides drop).
+summary, across its lines (clipped counts): our rouge1 / rouge2 of the text.  -f A is
+``multi_ref="pooled"``, -f B ``"best_recall"``; the ``rouge155`` preset gives its tokens (the
+cases mix case, hyphens and punctuation, which both sides drop).  Its -f B picks the reference
+by its recall rounded to 5 decimals; with these short summaries no two recalls are that close.
 
 The script needs perl, XML::DOM (Debian: libxml-dom-perl; ``.ci/run`` installs it) and its
 WordNet exceptions DB, built here once into a temporary copy of its data directory

@@ -175,8 +175,9 @@ def test_command_line_equals_score_multi(google, tmp_path, capsys):
         assert f'"{label}": {round(want, 2)}' in text, (label, want, out)
 
 
-ODD = list("abcAB01 .-,\t\n'_") + ["\u0130", "\u212a", "\u00df", "\u00e9", "\ufb01", "\u216b", "\u00b2", "\u01c5",
-                                    "\u03a3", "\u03c2", "\u0301", "\x00", "\u00a0", "\u2028", "\x85", "\x1c", "\U0001F600"]
+ODD = list("abcAB01 .-,\t\n'_") + ["\u0130", "\u212a", "\u00df", "\u00e9", "\ufb01", "\u216b", "\u00b2",
+                                    "\u01c5", "\u03a3", "\u03c2", "\u0301", "\x00", "\u00a0", "\u2028", "\x85",
+                                    "\x1c", "\U0001F600"]
 
 
 @pytest.mark.parametrize("stem", [False, True])
