@@ -125,6 +125,25 @@ def test_compute_best_equals_score_multi(google):
     assert out["signature"].startswith("rouge1+rouge2+rouge3|gamma:1.0|multi_ref:best|" + tok)
 
 
+def test_the_whole_report_equals_score_multi_bit_for_bit(google):
+    """evaluate's four types from one compute call: each the same doubles as rouge-score's
+    score_multi (rougeLsum: its newline split), and rouge1 / rouge2 the same as asked alone."""
+    stem = google[0]
+    types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(types, use_stemmer=stem)
+    multi = [scorer.score_multi(rl, p) for p, rl in zip(PREDS, REFS)]
+    out = compute(PREDS, REFS, rouge_types=types, tokenize="rouge_score", stem=stem, gamma=1.0,
+                  multi_ref="best", per_instance=True)["per_instance"]
+    for t in types:
+        for i, m in enumerate(multi):
+            assert (out[f"{t}_precision"][i], out[f"{t}_recall"][i], out[t][i]) == tuple(m[t]), (t, i)
+    assert sum(m["rougeLsum"] != m["rougeL"] for m in multi) > 5     # newlines in some texts
+    for t in ("rouge1", "rouge2"):
+        alone = compute(PREDS, REFS, rouge_types=[t], tokenize="rouge_score", stem=stem, gamma=1.0,
+                        multi_ref="best", per_instance=True)["per_instance"]
+        assert all(np.array_equal(alone[k], out[k]) for k in alone)
+
+
 def test_compute_one_reference_equals_score(google):
     stem, _, single = google
     out = compute(PREDS, [rl[0] for rl in REFS], rouge_types=["rouge2", "rouge1"], tokenize="rouge_score",
