@@ -22,9 +22,10 @@
 
 #include "tokmap.h"
 
+struct RougeNSlot { uint64_t key; uint32_t val, stamp; };
+
 void rougen_scratch_free(RougeNScratch *s) {
-    free(s->gid); free(s->cnt); free(s->run); free(s->stamp);
-    free(s->keys); free(s->vals); free(s->mstamp);
+    free(s->gid); free(s->cnt); free(s->run); free(s->stamp); free(s->map);
     memset(s, 0, sizeof(*s));
 }
 
@@ -47,36 +48,34 @@ static int map_reset(RougeNScratch *s, size_t need) {
     size_t cap = 64;
     while (cap < 2 * need) cap *= 2;
     if (cap > s->map_cap) {
-        free(s->keys); free(s->vals); free(s->mstamp);
-        s->keys = (uint64_t *)malloc(cap * sizeof(uint64_t));
-        s->vals = (uint32_t *)malloc(cap * sizeof(uint32_t));
-        s->mstamp = (uint32_t *)calloc(cap, sizeof(uint32_t));
+        free(s->map);
+        s->map = (struct RougeNSlot *)calloc(cap, sizeof(struct RougeNSlot));
         s->mgen = 0;
-        s->map_cap = (s->keys && s->vals && s->mstamp) ? cap : 0;
-        if (!s->map_cap) return -1;
+        s->map_cap = s->map ? cap : 0;
+        if (!s->map) return -1;
     }
-    if (++s->mgen == 0) { memset(s->mstamp, 0, s->map_cap * sizeof(uint32_t)); s->mgen = 1; }
+    if (++s->mgen == 0) { memset(s->map, 0, s->map_cap * sizeof(struct RougeNSlot)); s->mgen = 1; }
     return 0;
 }
 
 static inline size_t map_slot(const RougeNScratch *s, uint64_t key) {
     const size_t mask = s->map_cap - 1;
-    uint64_t h = (key ^ (key >> 31)) * 0x9E3779B97F4A7C15ull;
+    const uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
     size_t i = (size_t)(h >> 32) & mask;
-    while (s->mstamp[i] == s->mgen && s->keys[i] != key) i = (i + 1) & mask;
+    while (s->map[i].stamp == s->mgen && s->map[i].key != key) i = (i + 1) & mask;
     return i;
 }
 
 /* The id of key, a new one (++*next) when it is absent. */
 static inline uint32_t map_add(RougeNScratch *s, uint64_t key, uint32_t *next) {
-    const size_t i = map_slot(s, key);
-    if (s->mstamp[i] != s->mgen) { s->mstamp[i] = s->mgen; s->keys[i] = key; s->vals[i] = ++*next; }
-    return s->vals[i];
+    struct RougeNSlot *e = &s->map[map_slot(s, key)];
+    if (e->stamp != s->mgen) { e->stamp = s->mgen; e->key = key; e->val = ++*next; }
+    return e->val;
 }
 
 static inline uint32_t map_get(const RougeNScratch *s, uint64_t key) {
-    const size_t i = map_slot(s, key);
-    return s->mstamp[i] == s->mgen ? s->vals[i] : 0;
+    const struct RougeNSlot *e = &s->map[map_slot(s, key)];
+    return e->stamp == s->mgen ? e->val : 0;
 }
 
 static inline uint32_t next_epoch(RougeNScratch *s) {
@@ -85,6 +84,75 @@ static inline uint32_t next_epoch(RougeNScratch *s) {
 }
 
 static inline int64_t grams(int64_t len, int64_t o) { return len >= o ? len - o + 1 : 0; }
+
+/* ids of the order-o n-grams (o >= 2) from those of order o-1 (prev: the unigram ids a, b
+ * when o == 2; else gid itself, updated in place); the candidate's are 1..*Gc.  Returns,
+ * clipped, whether some reference n-gram is in the candidate. */
+static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t *a, int64_t n, const uint32_t *b,
+                      const int64_t *ref_len, int64_t nrefs, int64_t total, uint32_t *Gc) {
+    if (map_reset(s, (size_t)(distinct ? total : n)) < 0) return -1;
+    uint32_t *gid = s->gid, next = 0;
+    const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
+    for (int64_t p = 0; p + o <= n; p++) gid[p] = map_add(s, (uint64_t)pa[p] << 32 | a[p + o - 1], &next);
+    *Gc = next;
+    int alive = 0;
+    uint32_t *G = gid + n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        if (distinct) {
+            for (int64_t p = 0; p + o <= m; p++) G[p] = map_add(s, (uint64_t)pb[p] << 32 | b[p + o - 1], &next);
+        } else {
+            for (int64_t p = 0; p + o <= m; p++) {
+                const uint32_t x = pb[p], y = b[p + o - 1];  /* 0: not in the candidate */
+                G[p] = (x && y) ? map_get(s, (uint64_t)x << 32 | y) : 0;
+                alive |= G[p] != 0;
+            }
+        }
+        b += m;
+        pb += m;
+        G += m;
+    }
+    return alive;
+}
+
+/* Clipped hits of each reference (ids g[0..]: the candidate's first): a reference occurrence
+ * is a hit while the candidate has occurrences left. */
+static void clipped_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
+                         int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
+    uint32_t *cnt = s->cnt, *left = s->run;
+    memset(cnt, 0, ((size_t)Gc + 1) * sizeof(uint32_t));
+    for (int64_t p = 0; p + o <= n; p++) cnt[g[p]]++;
+    g += n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        memcpy(left, cnt, ((size_t)Gc + 1) * sizeof(uint32_t));  /* left[0] = 0: never a hit */
+        int64_t h = 0;
+        for (int64_t p = 0; p + o <= m; p++) {
+            const uint32_t x = left[g[p]], hit = x != 0;
+            h += hit;
+            left[g[p]] = x - hit;
+        }
+        hits[r * K] = h;
+        ref_grams[r * K] = grams(m, o);
+        g += m;
+    }
+}
+
+/* Distinct n-grams of each reference, and those the candidate has too (ids <= Gc). */
+static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
+                          int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
+    g += n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        const uint32_t e = next_epoch(s);
+        int64_t h = 0, d = 0;
+        for (int64_t p = 0; p + o <= m; p++)
+            if (s->stamp[g[p]] != e) { s->stamp[g[p]] = e; d++; h += g[p] <= Gc; }
+        hits[r * K] = h;
+        ref_grams[r * K] = d;
+        g += m;
+    }
+}
 
 int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                  const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
@@ -99,42 +167,19 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
         if (spec->orders[c] > top) top = spec->orders[c];
     if (top > longest) top = longest;  /* no n-gram of a higher order anywhere: all zeros */
     const int64_t total = n + total_b;
-    uint32_t V = k;  /* the highest unigram id */
-    for (int64_t q = 0; q < total_b; q++)
-        if (b[q] > V) V = b[q];
+    uint32_t V = k;  /* the highest unigram id (clipped: k) */
+    if (distinct)
+        for (int64_t q = 0; q < total_b; q++)
+            if (b[q] > V) V = b[q];
     if (grow((void **)&s->gid, &s->gid_cap, (size_t)total + 1, sizeof(uint32_t)) < 0 ||
         ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V)) < 0)
         return -1;
-    uint32_t *gid = s->gid;
-    memcpy(gid, a, (size_t)n * sizeof(uint32_t));
-    for (int64_t q = 0; q < total_b; q++)  /* clipped: any id above k is a token the candidate lacks */
-        gid[n + q] = (distinct || b[q] <= k) ? b[q] : 0;
     uint32_t Gc = k;   /* the candidate's distinct n-grams: ids 1..Gc */
     int alive = 1;     /* clipped: does some reference n-gram of this order occur in the candidate? */
     for (int64_t o = 1; o <= top; o++) {
         if (o > 1 && (alive || distinct)) {
-            if (map_reset(s, (size_t)(distinct ? total : n)) < 0) return -1;
-            uint32_t next = 0;
-            for (int64_t p = 0; p + o <= n; p++)
-                gid[p] = map_add(s, (uint64_t)gid[p] << 32 | a[p + o - 1], &next);
-            Gc = next;
-            alive = 0;
-            const uint32_t *B = b;
-            uint32_t *G = gid + n;
-            for (int64_t r = 0; r < nrefs; r++) {
-                const int64_t m = ref_len[r];
-                for (int64_t p = 0; p + o <= m; p++) {
-                    const uint64_t key = (uint64_t)G[p] << 32 | B[p + o - 1];
-                    if (distinct) {
-                        G[p] = map_add(s, key, &next);
-                    } else if (G[p]) {
-                        G[p] = map_get(s, key);
-                        alive |= G[p] != 0;
-                    }
-                }
-                B += m;
-                G += m;
-            }
+            alive = next_order(s, distinct, o, a, n, b, ref_len, nrefs, total, &Gc);
+            if (alive < 0) return -1;
         }
         for (int c = 0; c < K; c++) {
             if (spec->orders[c] != o) continue;
@@ -143,33 +188,12 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
                 for (int64_t r = 0; r < nrefs; r++) ref_grams[r * K + c] = grams(ref_len[r], o);
                 continue;
             }
-            if (!distinct) {
-                for (uint32_t g = 0; g <= Gc; g++) s->cnt[g] = 0;
-                for (int64_t p = 0; p + o <= n; p++) s->cnt[gid[p]]++;
+            if (o == 1) {  /* unigram ids: the tokens' own, a then b (copied next to each other) */
+                memcpy(s->gid, a, (size_t)n * sizeof(uint32_t));
+                memcpy(s->gid + n, b, (size_t)total_b * sizeof(uint32_t));
             }
-            const uint32_t *G = gid + n;
-            for (int64_t r = 0; r < nrefs; r++) {
-                const int64_t m = ref_len[r];
-                const uint32_t e = next_epoch(s);
-                int64_t h = 0, d = 0;
-                if (distinct) {
-                    for (int64_t p = 0; p + o <= m; p++) {
-                        const uint32_t g = G[p];
-                        if (s->stamp[g] != e) { s->stamp[g] = e; d++; h += g <= Gc; }
-                    }
-                } else {
-                    for (int64_t p = 0; p + o <= m; p++) {
-                        const uint32_t g = G[p];
-                        if (!g) continue;
-                        if (s->stamp[g] != e) { s->stamp[g] = e; s->run[g] = 0; }
-                        h += ++s->run[g] <= s->cnt[g];
-                    }
-                    d = grams(m, o);
-                }
-                hits[r * K + c] = h;
-                ref_grams[r * K + c] = d;
-                G += m;
-            }
+            (distinct ? distinct_hits : clipped_hits)(s, s->gid, n, Gc, ref_len, nrefs, o, K, hits + c,
+                                                      ref_grams + c);
         }
     }
     return 0;

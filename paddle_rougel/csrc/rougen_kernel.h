@@ -28,17 +28,16 @@ typedef struct {
 /* Per-thread scratch of rougen_local (zero-initialise; rougen_scratch_free when done). */
 typedef struct {
     uint32_t *gid;              /* the n-gram id at each position (candidate, then references) */
-    uint32_t *cnt, *run, *stamp;/* by n-gram id: count in the candidate, in the reference, whose */
-    uint64_t *keys;             /* (n-1)-gram id, last token id -> n-gram id: open addressing */
-    uint32_t *vals, *mstamp;
+    uint32_t *cnt, *run, *stamp;/* by n-gram id: count in the candidate, left in / seen in a reference */
+    struct RougeNSlot *map;     /* ((n-1)-gram id, last token id) -> n-gram id: open addressing */
     size_t gid_cap, cnt_cap, map_cap;
     uint32_t epoch, mgen;
 } RougeNScratch;
 
 /* The counts of one instance, from local token ids: the candidate's a[0..n) are 1..k (k its
  * distinct tokens), the references' (concatenated in b, reference r has ref_len[r] tokens)
- * 1..V; with spec->distinct every token has an id, else 0 may stand for any token the
- * candidate lacks.  Writes hits[r * K + c] and ref_grams[r * K + c] of reference r and
+ * 0..V: with spec->distinct every token has an id (V >= k), else the ids are at most k and
+ * 0 stands for any token the candidate lacks.  Writes hits[r * K + c] and ref_grams[r * K + c] of reference r and
  * cand_grams[c].  Returns 0, or -1 when out of memory. */
 int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                  const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
