@@ -25,7 +25,7 @@
 struct RougeNSlot { uint64_t key; uint32_t val, stamp; };
 
 void rougen_scratch_free(RougeNScratch *s) {
-    free(s->gid); free(s->cnt); free(s->run); free(s->stamp); free(s->map);
+    free(s->gid); free(s->cnt); free(s->run); free(s->stamp); free(s->map); free(s->pair); free(s->cidx);
     memset(s, 0, sizeof(*s));
 }
 
@@ -86,10 +86,46 @@ static inline uint32_t next_epoch(RougeNScratch *s) {
 static inline int64_t grams(int64_t len, int64_t o) { return len >= o ? len - o + 1 : 0; }
 
 /* ids of the order-o n-grams (o >= 2) from those of order o-1 (prev: the unigram ids a, b
- * when o == 2; else gid itself, updated in place); the candidate's are 1..*Gc.  Returns,
- * clipped, whether some reference n-gram is in the candidate. */
-static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t *a, int64_t n, const uint32_t *b,
-                      const int64_t *ref_len, int64_t nrefs, int64_t total, uint32_t *Gc) {
+ * when o == 2; else gid itself, updated in place); the candidate's are 1..*Gc (in: those of
+ * order o-1).  Returns, clipped, whether some reference n-gram is in the candidate. */
+/* Entries of the direct table: ((n-1)-gram id, token id) at id * (k + 1) + token. */
+#define PAIR_TABLE (1u << 16)
+
+/* next_order, clipped, when (P + 1) * (k + 1) <= PAIR_TABLE (P: the highest (n-1)-gram id):
+ * the table is indexed by the pair, no hashing, no branch for a missing id (row and column 0
+ * are never set: ids start at 1). */
+static int next_order_direct(RougeNScratch *s, int64_t o, const uint32_t *a, int64_t n, uint32_t k,
+                             const uint32_t *b, const int64_t *ref_len, int64_t nrefs, uint32_t *Gc) {
+    if (!s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    if (grow((void **)&s->cidx, &s->cidx_cap, (size_t)n + 1, sizeof(uint32_t)) < 0) return -1;
+    uint32_t *gid = s->gid, *pair = s->pair, *cidx = s->cidx, next = 0;
+    const uint32_t W = k + 1, *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
+    const int64_t nc = grams(n, o);
+    for (int64_t p = 0; p < nc; p++) {
+        const uint32_t at = pa[p] * W + a[p + o - 1];
+        uint32_t v = pair[at];
+        if (!v) pair[at] = v = ++next;
+        cidx[p] = at;
+        gid[p] = v;
+    }
+    *Gc = next;
+    uint32_t any = 0;
+    uint32_t *G = gid + n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        for (int64_t p = 0; p + o <= m; p++) any |= G[p] = pair[pb[p] * W + b[p + o - 1]];
+        b += m;
+        pb += m;
+        G += m;
+    }
+    for (int64_t p = 0; p < nc; p++) pair[cidx[p]] = 0;
+    return any != 0;
+}
+
+static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t *a, int64_t n, uint32_t k,
+                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total, uint32_t *Gc) {
+    if (!distinct && ((uint64_t)*Gc + 1) * ((uint64_t)k + 1) <= PAIR_TABLE)
+        return next_order_direct(s, o, a, n, k, b, ref_len, nrefs, Gc);
     if (map_reset(s, (size_t)(distinct ? total : n)) < 0) return -1;
     uint32_t *gid = s->gid, next = 0;
     const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
@@ -178,7 +214,7 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
     int alive = 1;     /* clipped: does some reference n-gram of this order occur in the candidate? */
     for (int64_t o = 1; o <= top; o++) {
         if (o > 1 && (alive || distinct)) {
-            alive = next_order(s, distinct, o, a, n, b, ref_len, nrefs, total, &Gc);
+            alive = next_order(s, distinct, o, a, n, k, b, ref_len, nrefs, total, &Gc);
             if (alive < 0) return -1;
         }
         for (int c = 0; c < K; c++) {

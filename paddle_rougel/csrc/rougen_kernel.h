@@ -30,7 +30,8 @@ typedef struct {
     uint32_t *gid;              /* the n-gram id at each position (candidate, then references) */
     uint32_t *cnt, *run, *stamp;/* by n-gram id: count in the candidate, left in / seen in a reference */
     struct RougeNSlot *map;     /* ((n-1)-gram id, last token id) -> n-gram id: open addressing */
-    size_t gid_cap, cnt_cap, map_cap;
+    uint32_t *pair, *cidx;      /* the same as a direct table when small (all 0 between uses) */
+    size_t gid_cap, cnt_cap, map_cap, cidx_cap;
     uint32_t epoch, mgen;
 } RougeNScratch;
 
