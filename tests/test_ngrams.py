@@ -154,6 +154,23 @@ def test_orders_beyond_every_text_and_huge_orders(variant):
     assert res.ref_grams.tolist() == [[3, 1, 0], [0, 0, 0], [1, 0, 0]]
 
 
+@pytest.mark.parametrize("vocab", [3, 500])
+def test_long_texts_many_distinct_tokens(variant, vocab):
+    """Candidates of over 255 distinct tokens (the kernel's hash table rather than its direct
+    (n-gram, token) table) and of a few repeated ones."""
+    if vocab not in _LONG:  # the oracle is quadratic: once for the three variants
+        rng = random.Random(vocab)
+        cands = [[rng.randrange(vocab) for _ in range(rng.randint(300, 400))] for _ in range(3)]
+        refs = [[c[rng.randrange(50):][:300] + [rng.randrange(vocab) for _ in range(50)], c[::-1]] for c in cands]
+        _LONG[vocab] = cands, refs, {d: oracle(cands, refs, (1, 2, 3, 5), d) for d in (False, True)}
+    cands, refs, want = _LONG[vocab]
+    for distinct in (False, True):
+        check(ngram_overlap(cands, refs, (1, 2, 3, 5), distinct=distinct, threads=variant), want[distinct])
+
+
+_LONG: dict = {}
+
+
 def test_empty_batch_has_k_columns(variant):
     res = ngram_overlap([], [], orders=(1, 2, 4), threads=variant)
     assert res.hits.shape == (0, 3) and res.cand_grams.shape == (0, 3) and res.ref_count.shape == (0,)
