@@ -154,7 +154,7 @@ def test_orders_beyond_every_text_and_huge_orders(variant):
     assert res.ref_grams.tolist() == [[3, 1, 0], [0, 0, 0], [1, 0, 0]]
 
 
-@pytest.mark.parametrize("vocab", [3, 500])
+@pytest.mark.parametrize("vocab", [3, 2000])
 def test_long_texts_many_distinct_tokens(variant, vocab):
     """Candidates of over 255 distinct tokens (the kernel's hash table rather than its direct
     (n-gram, token) table) and of a few repeated ones."""
