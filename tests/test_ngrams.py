@@ -176,6 +176,12 @@ def test_empty_batch_has_k_columns(variant):
     assert res.hits.shape == (0, 3) and res.cand_grams.shape == (0, 3) and res.ref_count.shape == (0,)
 
 
+def test_one_ref_without_words_reads_characters(variant):
+    res = ngram_overlap(["abcab", "xy"], OneRef(("abab", "")), orders=(2, 1), threads=variant)
+    assert res.hits.tolist() == [[2, 4], [0, 0]] and res.ref_count.tolist() == [1, 1]
+    assert res.ref_grams.tolist() == [[3, 4], [0, 0]]
+
+
 def test_numpy_and_generators_read_as_lcs_batch(variant):
     cands = (c for c in [np.array([1, 2, 1], dtype=">i2"), range(3)])
     res = ngram_overlap(cands, [[[1, 2, 1, 1.0]], iter([(0, 1, 2)])], orders=(1, 2), threads=variant)
