@@ -323,7 +323,11 @@ static size_t map_slot(const WWork *w, const Word *x, int fold) {
 /* The local id of candidate word xi (index in w->w), a new one (++*k) when it is new. */
 static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
     const Word *x = &w->w[xi];
-    Slot *S = &w->map[map_slot(w, x, fold)];
+    Slot *S = &w->map[(size_t)x->hash & (w->mcap - 1)];  /* the first probe inline: mostly decides */
+    if (S->stamp == w->gen) {
+        if (x->exact & (S->hash == x->hash) & (S->key == x->key) & (S->tag == word_tag(x))) return S->id;
+        S = &w->map[map_slot(w, x, fold)];
+    }
     if (S->stamp != w->gen) {
         S->stamp = w->gen;
         S->hash = x->hash;
