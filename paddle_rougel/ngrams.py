@@ -57,19 +57,15 @@ class NgramResult(NamedTuple):
     ref_grams: np.ndarray
     ref_count: np.ndarray
 
-    @property
-    def offsets(self) -> np.ndarray:
-        out = np.zeros(len(self.ref_count) + 1, dtype=np.int64)
-        np.cumsum(self.ref_count, out=out[1:])
-        return out
+    offsets = engine.LcsResult.offsets  # from ref_count, as LcsResult's (one home)
 
 
 def _check_orders(orders: Any) -> Tuple[int, ...]:
     if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__") or unordered(orders):
         raise TypeError(f"orders must be a tuple of distinct ints >= 1, e.g. (1, 2); got {orders!r}")
     out = tuple(orders)
-    if not out:
-        raise ValueError("orders is empty: give at least one n-gram order, e.g. (1, 2)")
+    if not out or len(out) > 1 << 20:
+        raise ValueError(f"orders has {len(out)} entries: give 1 to 2**20 n-gram orders, e.g. (1, 2)")
     for k, o in enumerate(out):
         if isinstance(o, bool) or not isinstance(o, numbers.Integral):
             raise ValueError(f"orders[{k}] = {o!r}: expected an int >= 1 (an n-gram order)")
