@@ -117,17 +117,19 @@ def _count(cands: Sequence, ref_lists: Any, orders: Tuple[int, ...], distinct: b
     """The back end's counts (the one place that picks it: C, or the Python fallback)."""
     K = len(orders)
     c_ext = engine._c_ext if engine.backend() == "c" else None
+    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None  # one str reference each
+    if one is None and not isinstance(ref_lists, (list, tuple)):
+        ref_lists = list(ref_lists)  # (inputs.FlatRefs, generators, ...)
     if c_ext is not None:
         c_orders = tuple(min(o, _ORDER_CAP) for o in orders)
         nthreads = threads or engine.default_threads()
         if words is not None:  # str texts: words read in C (None: some text is not a str)
-            one = ref_lists.refs if isinstance(ref_lists, OneRef) else None
             raw = c_ext.lcs_words(cands, ref_lists if one is None else one, words[0], bool(words[1]), nthreads,
                                   one_ref=one is not None, orders=c_orders, distinct=distinct, lcs=False)
             if raw is not None:
                 _, _, _, rc, h, cg, rg = (np.frombuffer(b, dtype=np.int64) for b in raw)
                 return NgramResult(h.reshape(-1, K), cg.reshape(-1, K), rg.reshape(-1, K), rc)
-    if not isinstance(ref_lists, (list, tuple)):
+    if one is not None:
         ref_lists = list(ref_lists)
     if words is not None:  # the Python tokenizer of the same settings (as lcs_batch)
         from .inputs import Batch, make_batch, split_words

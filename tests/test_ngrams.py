@@ -225,6 +225,24 @@ def test_words_match_the_oracle(variant, b, orders, distinct, words):
         check(ngram_overlap(cands, one, orders, distinct=distinct, words=words, threads=variant), want)
 
 
+def test_str_batches_of_any_reference_container_are_read_in_c(monkeypatch):
+    """FlatRefs (a validated str batch's references), OneRef, tuples: the words are read in C,
+    never by the Python tokenizer."""
+    from paddle_rougel import inputs
+
+    def no(*a, **k):
+        raise AssertionError("split by the Python tokenizer")
+
+    monkeypatch.setattr(inputs, "split_words", no)
+    cands = ["the cat sat", "a b a"]
+    want = oracle(cands, [["the cat", "cat sat on"], ["a b"]], (1, 2), False, split=str.split)
+    flat = inputs.FlatRefs(("the cat", "cat sat on", "a b"), np.array([0, 2, 3]))
+    for refs in (flat, (("the cat", "cat sat on"), ("a b",))):
+        check(ngram_overlap(cands, refs, (1, 2), words=(0, False)), want)
+    check(ngram_overlap(cands, OneRef(("the cat", "a b")), (1, 2), words=(0, False)),
+          oracle(cands, [["the cat"], ["a b"]], (1, 2), False, split=str.split))
+
+
 def test_words_with_token_lists_use_the_python_tokenizer(variant):
     res = ngram_overlap(["The cat sat", ["the", "cat"]], [["the CAT"], ["the cat sat"]], orders=(1, 2),
                         words=(0, True), threads=variant)
