@@ -563,6 +563,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args.flag_names = _flag_names(list(sys.argv[1:] if argv is None else argv))
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning  # one plain line, no source line
+        # our deprecations (--alpha, --confidence N) are for the user: shown, as any warning here
+        warnings.filterwarnings("default", category=DeprecationWarning, module=r"paddle_rougel(\.|$)")
         try:
             return _run(args)
         except BrokenPipeError:
