@@ -333,3 +333,20 @@ def test_confidence_count_is_resamples_with_a_warning(tmp_path):
     assert len(warned) == 1 and "--confidence 60" in warned[0] and "--resamples 60" in warned[0], err1
     assert _warnings(err0) == []
     assert "n:60,level:95%" in err1
+
+
+def test_compare_confidence_count_warns_with_a_spelling_compare_takes(tmp_path):
+    """compare's --confidence needs a level: the warning must not suggest a bare --confidence."""
+    h, h2, r = tmp_path / "h.txt", tmp_path / "h2.txt", tmp_path / "r.txt"
+    for p, seed in ((h, 7), (h2, 8), (r, 9)):
+        p.write_text("".join(x + "\n" for x in lines(seed, 30)), encoding="utf-8")
+    base = ["compare", "--hyp", h, "--hyp", h2, "--ref", r, "--tokenize", "whitespace",
+            "--rouge-types", "rouge1,rouge2"]
+    rc0, new, err0 = _proc(*base, "--resamples", "60", cwd=tmp_path)
+    rc1, old, err1 = _proc(*base, "--confidence", "60", cwd=tmp_path)
+    assert rc0 == rc1 == 0, err1
+    assert old == new and list(json.loads(new)) == ["ROUGE-1", "ROUGE-2"]
+    warned = _warnings(err1)
+    assert len(warned) == 1 and warned[0].endswith("use --resamples 60"), err1
+    rc, _, err = _proc(*base, "--confidence", "--resamples", "60", cwd=tmp_path)
+    assert rc == 2 and "--confidence" in err  # what a "--confidence [LEVEL]" hint would lead to
