@@ -196,7 +196,8 @@ def test_compute_signature_holds_every_types_settings_once():
     head, *rest = sig.split("|")
     assert head == "rouge1+rouge2+rougeL+rougeLsum"
     keys = [p.split(":")[0] for p in rest]
-    assert len(keys) == len(set(keys)) or keys.count("grams") == 1, sig  # each setting once
+    assert len(rest) == len(set(rest)), sig  # each setting once
+    assert [keys.count(k) for k in ("gamma", "multi_ref", "tok", "grams", "split")] == [1, 1, 1, 1, 1], sig
     assert "grams:distinct" in rest and "split:newline" in rest and "tok:whitespace" in rest, sig
     # the last type's settings only (the old behaviour) would drop ROUGE-N's distinct counting here
     last_lsum = compute(preds, refs, rouge_types=["rouge1", "rougeLsum"], tokenize="whitespace",
