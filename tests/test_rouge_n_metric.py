@@ -461,3 +461,17 @@ def test_compute_refuses_a_setting_no_requested_type_takes(types, kw, word):
     """As the command line (--distinct without a rougeN type is an error): not silently ignored."""
     with pytest.raises(ValueError, match=word):
         compute(["a b"], ["a b"], rouge_types=types, tokenize="whitespace", **kw)
+
+
+def test_network_output_errors_name_rouge_n():
+    """The hint about several network outputs names the class the user made."""
+    m = RougeN(n=2)
+    ids = np.array([[1, 2, 3]])
+    with pytest.raises(TypeError, match=r"pass RougeN\(num_outputs="):
+        m.compute(ids, ids.astype(float))
+    with pytest.raises(TypeError, match=r"RougeN\(num_outputs=N, output_index=i\)"):
+        m.compute(ids)
+    before = m.state_dict()
+    with pytest.raises(ValueError, match="inconsistent"):
+        m.update(np.array([[5, 2, 2]]))  # more hits than n-grams
+    assert m.state_dict() == before
