@@ -370,8 +370,9 @@ def _check_resamples(args) -> None:
     if level is not None and level >= 1:  # the old --confidence N (a resample count)
         if getattr(args, "resamples", None) is not None:
             raise CliError("--confidence takes a level (e.g. 0.95) with --resamples N")
-        warnings.warn(f"--confidence {level} as a resample count is deprecated: use --confidence "
-                      f"[LEVEL] --resamples {level}", DeprecationWarning)
+        instead = "" if getattr(args, "method", None) is not None else "--confidence [LEVEL] "  # compare: a level
+        warnings.warn(f"--confidence {level} as a resample count is deprecated: use {instead}"
+                      f"--resamples {level}", DeprecationWarning)
         args.confidence, args.resamples, flag = 0.95, level, "--confidence"
     elif level is None and getattr(args, "resamples", None) is not None and getattr(args, "method", None) is None:
         raise CliError("--resamples needs --confidence (a bootstrap interval of each score)")
@@ -563,6 +564,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args.flag_names = _flag_names(list(sys.argv[1:] if argv is None else argv))
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning  # one plain line, no source line
+        # our deprecations (--alpha, --confidence N) are for the user: shown, as any warning here
+        warnings.filterwarnings("default", category=DeprecationWarning, module=r"paddle_rougel(\.|$)")
         try:
             return _run(args)
         except BrokenPipeError:

@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 
 from . import __version__, accumulators, engine
-from .metrics import resolve_type, rouge_types as _types
+from .metrics import METRICS, resolve_type, rouge_types as _types
 from .metrics.rouge_l import rouge_l
 from .metrics.rouge_lsum import rouge_lsum
 from .metrics.rouge_n import RougeNAccumulator, rouge_n
@@ -142,6 +142,7 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     for name in types:
         spec, params = resolve_type(name)
         parts.append((name, spec, params, spec.from_options({**values, **params})))
+    _check_type_options(parts, dict(split=split, distinct=distinct))
     accs = {name: spec.accumulator(settings) for name, spec, _, settings in parts}
     score_all(accs, predictions, references)
     out: dict = {}
@@ -157,6 +158,18 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     out["count"] = len(predictions)
     out["signature"] = f"{signature(parts)}|v:{__version__}"
     return out
+
+
+def _check_type_options(parts: List[tuple], given: Dict[str, Any]) -> None:
+    """A type's own setting given (``distinct=``, ``split=``) with no type of it asked for: a
+    ValueError, as ``score --distinct`` (not silently ignored; a preset's are left alone)."""
+    asked = {o.key for _, spec, _, _ in parts for o in spec.options}
+    for key, value in given.items():
+        if value is not None and key not in asked:
+            owner = next(s for s in METRICS.values() if s.key is not None and key in {o.key for o in s.options})
+            raise ValueError(f"compute: {key}= applies to {owner.label.replace('{n}', 'N')} only "
+                             f"(rouge_types={[p[0] for p in parts]} has none; add "
+                             f"{owner.key.replace('{n}', '2')!r})")
 
 
 def score_all(accs: Dict[str, Any], predictions: list, references: list, base: int = 0) -> None:

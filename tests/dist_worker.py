@@ -47,6 +47,11 @@ def metrics(sync):
         return out
     out["rougel_dureader"] = (RougeLForDuReader(sync_dist=sync), lambda m, r: m.add_inst(*r))
     out["bleu_dureader"] = (BLEUForDuReader(sync_dist=sync, keep_instances=True), lambda m, r: m.add_inst(*r))
+    from paddle_rougel import RougeN
+
+    out["rouge2"] = (RougeN(n=2, sync_dist=sync, keep_instances=True), lambda m, r: m.add_inst(r[0], r[1]))
+    out["rouge1_distinct_best"] = (RougeN(n=1, distinct=True, gamma=1.0, multi_ref="best", sync_dist=sync),
+                                   lambda m, r: m.add_inst(r[0], r[1]))
     return out
 
 

@@ -3,7 +3,8 @@
 ``python static_hapi_worker.py static DIR``: a static-graph hapi Model with every metric
 class that takes network output: fit and evaluate; saves the parameters in DIR and
 prints the results as JSON.  ``... dygraph DIR``: the same model in dygraph, loaded from
-DIR, evaluated: the numbers to compare with.  ``... refuse METRIC``: prepare a static
+DIR, evaluated: the numbers to compare with (and, as "host", RougeN's add_batch on the
+ids it predicts).  ``... refuse METRIC``: prepare a static
 Model with a text-only metric; prints the error.
 """
 import importlib.util
@@ -25,14 +26,16 @@ def _example():
 
 
 def _metrics():
-    from paddle_rougel import RougeL, RougeLForDuReader
+    from paddle_rougel import RougeL, RougeLForDuReader, RougeN
 
     ex = _example()
     vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}
     return [RougeL(pad_id=ex.PAD, name="rl"),
             RougeL(pad_id=ex.PAD, vocab=vocab, gamma=1.0, name="rl_vocab"),
             RougeL(paddlenlp_compat=True, vocab=vocab, name="rl_compat"),
-            RougeLForDuReader(name="rl_dureader")]
+            RougeLForDuReader(name="rl_dureader"),
+            RougeN(n=1, pad_id=ex.PAD, name="r1"),
+            RougeN(n=2, pad_id=ex.PAD, vocab=vocab, gamma=1.0, distinct=True, name="r2_vocab")]
 
 
 def _model(ex, metrics):
@@ -75,7 +78,28 @@ def main():
         model.load(os.path.join(arg, "model"))
     res = model.evaluate(dev, batch_size=32, verbose=0)
     out.update({k: float(np.asarray(v).ravel()[0]) for k, v in res.items() if k != "loss"})
+    if mode == "dygraph":  # (a static Model's predict wants the labels fed)
+        out["host"] = _host_rouge_n(ex, model, dev)
     print(json.dumps(out))
+
+
+def _host_rouge_n(ex, model, dev) -> dict:
+    """RougeN.add_batch on the ids the model predicts (pads dropped, the mask's prefix)."""
+    from paddle_rougel import RougeN
+
+    (logits,) = model.predict(dev, batch_size=32, stack_outputs=True, verbose=0)
+    pred = np.argmax(logits, axis=-1)
+    vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}
+    cands, refs = [], []
+    for i in range(len(dev)):
+        _, tgt, mask = dev[i]
+        n = int(mask.sum())  # masks are prefixes here
+        cands.append([t for t in pred[i, :n].tolist() if t != ex.PAD])
+        refs.append([[t for t in tgt[:n, 0].tolist() if t != ex.PAD]])
+    r1, r2 = RougeN(n=1), RougeN(n=2, gamma=1.0, distinct=True)
+    r1.add_batch(cands, refs)
+    r2.add_batch([[vocab[t] for t in c] for c in cands], [[[vocab[t] for t in r[0]]] for r in refs])
+    return {"r1": r1.accumulate(), "r2_vocab": r2.accumulate()}
 
 
 if __name__ == "__main__":

@@ -131,4 +131,9 @@ def test_resample_counts_out_of_range_are_one_line(capsys, tmp_path, argv, words
     h = tmp_path / "h.txt"
     h.write_text("abc\nxyz\nabd\n", encoding="utf-8")
     files = ["--hyp", h, "--ref", h] + (["--hyp", h] if argv[0] == "compare" else [])
-    _one_line_error(*run(capsys, argv[0], *files, *argv[1:]), *words)
+    rc, out, err = run(capsys, argv[0], *files, *argv[1:])
+    if argv[1:] == ["--confidence", argv[2]] and float(argv[2]) >= 1:  # the old spelling: warned first
+        warning, err = err.split("\n", 1)
+        assert warning.startswith(f"paddle-rougel: warning: --confidence {argv[2]} as a resample count is "
+                                  "deprecated"), warning
+    _one_line_error(rc, out, err, *words)

@@ -41,7 +41,8 @@ def test_two_ranks_ran(ranks):
 
 def test_every_metric_is_covered(ranks):
     names = {k.split("/", 1)[1] for k in ranks[0]["cases"]}
-    assert names == {"rougel_max_pr", "rougel_best_g1", "rougel_dureader", "bleu_dureader"}
+    assert names == {"rougel_max_pr", "rougel_best_g1", "rougel_dureader", "bleu_dureader", "rouge2",
+                     "rouge1_distinct_best"}
 
 
 def test_confidence_intervals_gather_every_rank(ranks):
@@ -52,7 +53,7 @@ def test_confidence_intervals_gather_every_rank(ranks):
             if c["ci"] is not None:
                 assert c["ci"][0] == c["ci"][1], (r["rank"], key, c["ci"])
                 checked += 1
-    assert checked == 2 * 2 * 2  # two ranks, two shardings, two metrics that keep instances
+    assert checked == 2 * 2 * 3  # two ranks, two shardings, three metrics that keep instances
 
 
 def test_every_rank_returns_the_single_process_score(ranks):

@@ -20,11 +20,14 @@ def _run(*args) -> dict:
 def test_static_graph_equals_dygraph(tmp_path):
     static = _run("static", str(tmp_path))
     dygraph = _run("dygraph", str(tmp_path))
-    names = ["rl", "rl_vocab", "rl_compat", "rl_dureader"]
+    names = ["rl", "rl_vocab", "rl_compat", "rl_dureader", "r1", "r2_vocab"]
     for name in names:
         assert 0.0 < static[name] < 1.0
         assert static[name] == dygraph[name], name
     assert static["rl"] != static["rl_vocab"]  # the vocab (duplicate tokens) and gamma count
+    for name in ("r1", "r2_vocab"):  # RougeN: the number of add_batch on the predicted ids
+        assert static[name] == pytest.approx(dygraph["host"][name], rel=1e-12), name
+    assert static["r1"] != static["r2_vocab"]
 
 
 @pytest.mark.parametrize("metric", ["RougeLsum", "BLEUForDuReader"])

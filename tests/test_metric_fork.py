@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from paddle_rougel import RougeL, RougeLsum
+from paddle_rougel import RougeL, RougeLsum, RougeN
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 
@@ -77,6 +77,7 @@ def _stuck_in(acc, where):
 CASES = {
     "RougeL": (lambda: RougeL(gamma=1.0), ("abcd", ["abce"]), ("xy", ["xy"])),
     "RougeLsum": (lambda: RougeLsum(gamma=1.0), ("ab\ncd", ["ab\nce"]), ("x\ny", ["y\nx"])),
+    "RougeN": (lambda: RougeN(n=2, gamma=1.0), ("abcab", ["abce"]), ("xyz", ["xy"])),
 }
 
 

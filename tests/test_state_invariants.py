@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 from paddle_rougel.accumulators import (BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
                                         RougeLsumAccumulator)
+from paddle_rougel.metrics.rouge_n import RougeNAccumulator, RougeNSettings
 from paddle_rougel.inputs import make_batch
 from paddle_rougel.lsum import make_lsum_batch
 from paddle_rougel.scoring import MULTI_REF_MODES
@@ -50,7 +51,8 @@ def _refused(acc, state, *words):
 
 # ------------------------------------------------------------------ ROUGE-L family
 
-@pytest.mark.parametrize("cls", [RougeLAccumulator, DuReaderRougeLAccumulator, RougeLsumAccumulator])
+@pytest.mark.parametrize("cls", [RougeLAccumulator, DuReaderRougeLAccumulator, RougeLsumAccumulator,
+                                 RougeNAccumulator])
 def test_f_sum_without_p_and_r_is_refused(cls):
     """f_sum == count with p_sum == r_sum == 0 scored 1.0."""
     acc = _rouge(cls, keep=False)
@@ -61,7 +63,8 @@ def test_f_sum_without_p_and_r_is_refused(cls):
     _refused(acc, st, "count", "no instances")
 
 
-@pytest.mark.parametrize("cls", [RougeLAccumulator, DuReaderRougeLAccumulator, RougeLsumAccumulator])
+@pytest.mark.parametrize("cls", [RougeLAccumulator, DuReaderRougeLAccumulator, RougeLsumAccumulator,
+                                 RougeNAccumulator])
 def test_kept_row_with_f_above_its_p_and_r_is_refused(cls):
     """A kept row P=0, R=0, F=1 was accepted (here its sums pass: P, R, F sum to 1 over 2 rows)."""
     acc = _rouge(cls)
@@ -156,13 +159,17 @@ def instances(draw, text=TEXT, bonus=False):
 
 @st.composite
 def metric_and_data(draw):
-    kind = draw(st.sampled_from(["rougeL", "dureader", "lsum", "bleu"]))
+    kind = draw(st.sampled_from(["rougeL", "dureader", "lsum", "bleu", "rougeN"]))
     mode = draw(st.sampled_from(MULTI_REF_MODES))
     weighting = draw(st.sampled_from([{"gamma": 1.2}, {"gamma": 0.0}, {"gamma": 3.0}, {"gamma": 1e200},
                                       {"alpha": 0.0}, {"alpha": 1.0}, {"alpha": 0.3}, {"alpha": -1.0}]))
     if kind == "rougeL":
         s = RougeLSettings(gamma=weighting.get("gamma"), alpha=weighting.get("alpha"), multi_ref=mode)
         return RougeLAccumulator, s, draw(instances())
+    if kind == "rougeN":
+        s = RougeNSettings(n=draw(st.sampled_from([1, 2, 3])), distinct=draw(st.booleans()),
+                           gamma=weighting.get("gamma"), alpha=weighting.get("alpha"), multi_ref=mode)
+        return RougeNAccumulator, s, draw(instances())
     if kind == "lsum":
         s = RougeLsumSettings(gamma=weighting.get("gamma"), alpha=weighting.get("alpha"), multi_ref=mode)
         return RougeLsumAccumulator, s, draw(instances(SUMMARY))
@@ -181,7 +188,7 @@ def _run(cls, s, data, keep):
         cands, refs, yl, yr, en = (list(c) for c in zip(*data))
         if cls is RougeLsumAccumulator:
             acc.add_now(make_lsum_batch(cands, refs))
-        elif cls is RougeLAccumulator:
+        elif cls in (RougeLAccumulator, RougeNAccumulator):
             acc.add_now(make_batch(cands, refs))
         else:
             acc.add_now(make_batch(cands, refs, yl, yr, en))

@@ -41,7 +41,7 @@ from ..inputs import Batch
 from ..metric import PaddleMetric, reject_unknown
 from ..settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, text_of
 from ..text import TextSettings
-from .dureader_rouge_l import BonusInstances, _deprecated_alias, bonus_weights
+from .dureader_rouge_l import DEFAULT_WEIGHT, BonusInstances, _deprecated_alias, bonus_weights
 from .spec import MetricSpec
 
 __all__ = ["BleuSettings", "BleuAccumulator", "BLEUForDuReader", "bleu_of_sums", "SPEC"]
@@ -232,7 +232,8 @@ class BLEUForDuReader(BonusInstances, PaddleMetric):
     ``merge`` / ``state_dict`` give exactly the single-run figures.
     """
 
-    def __init__(self, n_size: int = 4, yesno_weight: float = 1.0, entity_weight: float = 1.0,
+    def __init__(self, n_size: int = 4, yesno_weight: float = DEFAULT_WEIGHT,
+                 entity_weight: float = DEFAULT_WEIGHT,
                  name: str = "bleu", sync_dist: bool = False, tokenize: Any = "char",
                  normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
                  keep_instances: bool = False, **kwargs):

@@ -168,11 +168,24 @@ class DuReaderRougeLAccumulator(RougeLAccumulator):
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
 
 
+class _DefaultWeight(float):
+    """1.0, the bonus weights' default, told apart from a weight the caller gave (so that
+    ``alpha=`` with ``yesno_weight=``, or with the weight in its position, is an error)."""
+
+
+DEFAULT_WEIGHT = _DefaultWeight(1.0)
+
+
 def bonus_weights(cls_name: str, yesno_weight: float, entity_weight: float, kwargs: dict) -> tuple:
     """The bonus weights, taking paddlenlp's old keywords ``alpha`` / ``beta`` (removed from
     ``kwargs``) with a DeprecationWarning: ``alpha`` is the F weight everywhere else."""
+    given = {"yesno_weight": yesno_weight is not DEFAULT_WEIGHT,
+             "entity_weight": entity_weight is not DEFAULT_WEIGHT}
     for old, new in (("alpha", "yesno_weight"), ("beta", "entity_weight")):
         if old in kwargs:
+            if given[new]:
+                raise TypeError(f"{cls_name}() got {new} twice: as {new} and as {old}= (its deprecated "
+                                f"name): give {new}= only")
             warnings.warn(f"{cls_name}({old}=...) is deprecated: the bonus weight is {new}= "
                           f"({old} is the F weight in ROUGE-1.5.5's convention)", DeprecationWarning,
                           stacklevel=3)
@@ -225,7 +238,8 @@ class RougeLForDuReader(BonusInstances, RougeL):
             word tokens, an entity counts when its tokens are a run of the candidate's.
     """
 
-    def __init__(self, yesno_weight: float = 1.0, entity_weight: float = 1.0, gamma: float = 1.2,
+    def __init__(self, yesno_weight: float = DEFAULT_WEIGHT, entity_weight: float = DEFAULT_WEIGHT,
+                 gamma: float = 1.2,
                  name: str = "rouge-l", multi_ref: str = "max_pr", sync_dist: bool = False,
                  trans_func=None, vocab=None, tokenize: Any = "char", normalize: str = "none",
                  lowercase: Optional[bool] = None, stem: bool = False, keep_instances: bool = False,

@@ -345,13 +345,13 @@ class RougeL(PaddleMetric):
             raise TypeError(
                 f"compute() got {len(args)} arguments; with num_outputs={k} it expects {k} network "
                 f"output(s), then label and an optional seq_mask ({k + 1} or {k + 2} arguments). "
-                "A network with several outputs: RougeL(num_outputs=N, output_index=i)")
+                f"A network with several outputs: {type(self).__name__}(num_outputs=N, output_index=i)")
         label = args[k]
         if _is_float(label):
             raise TypeError(
                 f"compute(): argument {k} (the label, after {k} network output(s)) holds floats: "
                 f"if the network returns {k + 1} or more outputs (e.g. logits and hidden states), "
-                f"pass RougeL(num_outputs=..., output_index=...)")
+                f"pass {type(self).__name__}(num_outputs=..., output_index=...)")
         return args[self.output_index], label, (args[k + 1] if n_labels == 2 else None)
 
     def _packed(self, output, label, seq_mask):
