@@ -127,6 +127,8 @@ def _choices(args, options) -> Tuple[Dict[str, Any], Dict[str, str]]:
     for o, v in given:
         values[o.key], origin[o.key] = v, args.flag_names.get(o.key, o.flags[0])
         old = {"yesno_weight": "--alpha", "entity_weight": "--beta"}.get(o.key)
+        if old is not None and " " in origin[o.key]:
+            raise CliError(f"give {o.flags[0]} or {old}, not both ({old} is its deprecated spelling)")
         if old is not None and origin[o.key] == old:  # the contest script's names of the bonus weights
             warnings.warn(f"{old} for the DuReader bonus weight is deprecated: use {o.flags[0]} "
                           f"({old} is the F weight of `score`)", DeprecationWarning)
@@ -524,6 +526,10 @@ def _flag_names(argv: List[str]) -> Dict[str, str]:
             if flag in o.flags or (o.key == "yesno_weight" and flag == "--alpha") \
                     or (o.key == "entity_weight" and flag == "--beta"):
                 names.setdefault(o.key, flag)
+                old = {"yesno_weight": "--alpha", "entity_weight": "--beta"}.get(o.key)
+                first = names[o.key].split(" ")[0]
+                if old is not None and (flag == old) != (first == old) and " " not in names[o.key]:
+                    names[o.key] += " " + flag  # an old spelling with the new one (see _choices)
     return names
 
 

@@ -320,6 +320,15 @@ def test_dureader_alpha_beta_warn_once_each_and_score_as_the_new_names(tmp_path)
     assert [x for x in err1.splitlines() if x not in warned] == err0.splitlines()  # nothing else changed
 
 
+@pytest.mark.parametrize("flags", [["--alpha", "0", "--yesno-weight", "2"], ["--yesno-weight", "2", "--alpha", "0"],
+                                   ["--beta", "1", "--entity_weight", "2"]])
+def test_dureader_old_and_new_weight_spellings_together_are_refused(tmp_path, flags):
+    """Not the last one silently winning: one line naming both spellings."""
+    base = ["dureader", "--pred_file", os.path.join(EX, "pred.jsonl"), "--ref_file", os.path.join(EX, "ref.jsonl")]
+    rc, out, err = _proc(*base, *flags, cwd=tmp_path)
+    assert rc == 2 and out == "" and "not both" in err and flags[0].split("_")[0] in err, err
+
+
 def test_confidence_count_is_resamples_with_a_warning(tmp_path):
     h, r = tmp_path / "h.txt", tmp_path / "r.txt"
     h.write_text("".join(x + "\n" for x in lines(5, 30)), encoding="utf-8")
