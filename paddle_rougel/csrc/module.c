@@ -10,6 +10,7 @@
  *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)
  *   matrix_kernel.c all-pairs LCS of queries against choices (pure C)
  *   pairs_kernel.c  character-level (str, str) pairs without per-pair overhead (pure C)
+ *   pairs_simd.c    the vector lanes of short independent pairs (pure C, runtime dispatch)
  *
  * The GIL is held while tokens are read; the kernels run without it.
  * Results are bytearrays (numpy views of them are writable).
@@ -24,6 +25,7 @@
 #include "matrix_kernel.h"
 #include "ngram_kernel.h"
 #include "pairs_kernel.h"
+#include "pairs_simd.h"
 #include "partition.h"
 #include "stats_kernel.h"
 #include "tokens.h"
@@ -608,16 +610,22 @@ done:
 /* ------------------------------------------------------------ str pairs */
 
 PyDoc_STRVAR(lcs_pairs_doc,
-"lcs_pairs(cands, refs, threads=1) -> (lcs, cand_len, ref_len) or None\n\n"
+"lcs_pairs(cands, refs, threads=1, simd=-1) -> (lcs, cand_len, ref_len) or None\n\n"
 "The LCS of cands[i] and refs[i], every character a token: native int64\n"
 "bytearrays [N].  None (nothing computed) unless both are lists or tuples of\n"
-"exact str of the same length.");
+"exact str of the same length.  simd: the lanes of short pairs: -1 the best this\n"
+"CPU runs, 0 portable, 1 AVX2, 2 AVX-512 (tests; an error where the CPU lacks it).");
 
 static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "refs", "threads", NULL};
+    static char *kwlist[] = {"cands", "refs", "threads", "simd", NULL};
     PyObject *cands, *refs, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *result = NULL;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands, &refs, &threads)) return NULL;
+    int threads = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ii", kwlist, &cands, &refs, &threads, &simd)) return NULL;
+    if (simd > pairs_simd_level() || simd < -1) {
+        PyErr_Format(PyExc_ValueError, "lcs_pairs: simd=%d is not -1 or a level this CPU runs (0..%d)", simd,
+                     pairs_simd_level());
+        return NULL;
+    }
     if (!list_or_tuple(cands) || !list_or_tuple(refs) ||
         PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(refs))
         Py_RETURN_NONE;
@@ -632,7 +640,7 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
     if (!objs || !texts || !cost) { PyErr_NoMemory(); goto done; }
     int64_t *out, *cl, *rl;
     if (!(lcs = int64_array(N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(N, &rl))) goto done;
-    PairsBatch P = {texts, out};
+    PairsBatch P = {texts, out, simd < 0 ? pairs_simd_level() : simd};
     /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned (the
      * lists may change once the GIL is released), their storage, lengths and costs */
     for (Py_ssize_t i = 0; i < N; i++) {
