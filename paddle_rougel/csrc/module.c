@@ -27,6 +27,10 @@
 #include "pairs_kernel.h"
 #include "pairs_simd.h"
 #include "partition.h"
+
+/* lcs_pairs keeps the GIL for a batch of at most this pairs_cost (about 4 ms of work on
+ * one AVX-512 core, 15 on the portable lanes; CPython's switch interval is 5 ms). */
+#define PAIRS_GIL_COST 1e7
 #include "stats_kernel.h"
 #include "tokens.h"
 #include "tokmap.h"
@@ -631,29 +635,28 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
         Py_RETURN_NONE;
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
     PyObject **ci = PySequence_Fast_ITEMS(cands), **ri = PySequence_Fast_ITEMS(refs);
-    for (Py_ssize_t i = 0; i < N; i++)
-        if (!PyUnicode_CheckExact(ci[i]) || !PyUnicode_CheckExact(ri[i])) Py_RETURN_NONE;
-    PyObject **objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *));
     WordText *texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
     double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    PyObject **objs = NULL;  /* the references taken by a batch that releases the GIL */
     Py_ssize_t owned = 0;
-    if (!objs || !texts || !cost) { PyErr_NoMemory(); goto done; }
+    if (!texts || !cost) { PyErr_NoMemory(); goto done; }
     int64_t *out, *cl, *rl;
     if (!(lcs = int64_array(N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(N, &rl))) goto done;
     PairsBatch P = {texts, out, simd < 0 ? pairs_simd_level() : simd};
-    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned (the
-     * lists may change once the GIL is released), their storage, lengths and costs */
+    double total = 0;
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): their types,
+     * storage, lengths and costs.  No Python code runs from here to the kernel's end, so the
+     * lists stay as they are while the GIL is held. */
     for (Py_ssize_t i = 0; i < N; i++) {
         if (i + 16 < N) {
-            __builtin_prefetch(ci[i + 16], 1);
-            __builtin_prefetch(ri[i + 16], 1);
+            __builtin_prefetch(ci[i + 16]);
+            __builtin_prefetch(ri[i + 16]);
         }
         for (int side = 0; side < 2; side++) {
             PyObject *o = side ? ri[i] : ci[i];
-            Py_INCREF(o);
-            objs[owned++] = o;
+            if (!PyUnicode_CheckExact(o)) { Py_CLEAR(lcs); result = Py_None; Py_INCREF(result); goto done; }
 #if PY_VERSION_HEX < 0x030C0000
-            if (PyUnicode_READY(o) < 0) goto done;
+            if (PyUnicode_READY(o) < 0) goto done;  /* (no Python code: a legacy str's storage) */
 #endif
             WordText *x = &texts[2 * i + side];
             x->data = PyUnicode_DATA(o);
@@ -663,8 +666,22 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
         cl[i] = texts[2 * i].len;
         rl[i] = texts[2 * i + 1].len;
         cost[i] = pairs_cost(&P, (size_t)i);
+        total += cost[i];
     }
-    if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    if (total <= PAIRS_GIL_COST) {
+        /* A small batch (about the interpreter's switch interval of work, or less) keeps the
+         * GIL: no thread can change the lists meanwhile, so no references are taken (each
+         * would dirty, then revisit, an object the kernel has long left). */
+        if (run_partitioned(cost, (size_t)N, threads, pairs_range, &P) < 0) { PyErr_NoMemory(); goto done; }
+    } else {
+        /* owned references: the lists may change once the GIL is released */
+        if (!(objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
+        for (; owned < 2 * N; owned++) {
+            objs[owned] = owned & 1 ? ri[owned / 2] : ci[owned / 2];
+            Py_INCREF(objs[owned]);
+        }
+        if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    }
     result = PyTuple_Pack(3, lcs, cl_o, rl_o);
 done:
     for (Py_ssize_t t = 0; t < owned; t++) Py_DECREF(objs[t]);
