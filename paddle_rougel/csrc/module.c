@@ -803,10 +803,16 @@ static PyObject *simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(matrix_simd_available());
 }
 
+static PyObject *py_pairs_simd_level(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(pairs_simd_level());
+}
+
 static PyMethodDef methods[] = {
     {"lcs_pairs", (PyCFunction)(void (*)(void))lcs_pairs, METH_VARARGS | METH_KEYWORDS, lcs_pairs_doc},
     {"score_matrix", (PyCFunction)(void (*)(void))score_matrix, METH_VARARGS | METH_KEYWORDS, score_matrix_doc},
     {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
+    {"pairs_simd_level", py_pairs_simd_level, METH_NOARGS,
+     "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
     {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
