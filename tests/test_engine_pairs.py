@@ -141,3 +141,83 @@ def test_simd_level_out_of_range_is_an_error():
         _lcs.lcs_pairs(["a"], ["a"], 1, 9)
     with pytest.raises(ValueError, match="simd=-2"):
         _lcs.lcs_pairs(["a"], ["a"], 1, -2)
+
+
+# ---------------------------------------------------------------- token ids: lcs_batch
+# Lists of exact ints and integer buffers get their ids from a C table keyed by value (other
+# tokens: the dict, Python's ==); an instance with a candidate of <= 64 tokens takes the lanes
+# when every id of the batch is below 0x10000.
+
+@st.composite
+def id_instance(draw):
+    vocab = draw(st.sampled_from([[1, 2], [0, 3, -1, 7], [5, 65535, 65536, 70000], list(range(100, 140)),
+                                  [2**62, -2**62, 1, 2**63 - 1]]))
+    def text():
+        n = draw(st.one_of(st.sampled_from(LANE_LENGTHS), st.integers(0, 70)))
+        return draw(st.lists(st.sampled_from(vocab), min_size=n, max_size=n))
+    return text(), [text() for _ in range(draw(st.integers(1, 3)))]
+
+
+def run_batch_levels(cands, ref_lists, threads, want=None):
+    if want is None:
+        want = [dp_lcs(c, r) for c, refs in zip(cands, ref_lists) for r in refs]
+    for level in LEVELS:
+        lcs = np.frombuffer(_lcs.lcs_batch(cands, ref_lists, threads, level)[0], dtype=np.int64).tolist()
+        assert lcs == want, level
+
+
+@settings(**{**SETTINGS, "max_examples": 120})
+@given(st.lists(id_instance(), min_size=1, max_size=19), st.sampled_from([1, 4]),
+       st.sampled_from(["list", "tuple", "int64", "uint16", "mixed"]))
+def test_id_batches_equal_dp_at_every_level(instances, threads, form):
+    cands, ref_lists = [i[0] for i in instances], [i[1] for i in instances]
+    want = [dp_lcs(c, r) for c, refs in zip(cands, ref_lists) for r in refs]
+
+    def conv(x, k):
+        if form == "tuple":
+            return tuple(x)
+        if form in ("int64", "uint16") or (form == "mixed" and k % 2):
+            dt = np.int64 if form != "uint16" else np.uint16
+            if dt is np.uint16 and any(not 0 <= v < 2**16 for v in x):
+                return x
+            return np.array(x, dtype=dt)
+        return x
+    run_batch_levels([conv(c, i) for i, c in enumerate(cands)],
+                     [[conv(r, i + j) for j, r in enumerate(refs)] for i, refs in enumerate(ref_lists)],
+                     threads, want)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_id_lane_boundaries(threads):
+    rng = random.Random(11)
+    cands, ref_lists = [], []
+    for n in LANE_LENGTHS:
+        for m in LANE_LENGTHS + [255, 256, 257]:
+            cands.append([rng.randrange(5) for _ in range(n)])
+            ref_lists.append([[rng.randrange(5) for _ in range(m)], [rng.randrange(5) for _ in range(m // 2)]])
+    run_batch_levels(cands, ref_lists, threads)
+
+
+def test_ints_equal_as_python_ints():
+    """The C table keeps Python's ==: a bool, a float or an int too big for 64 bits sends the
+    batch to the dict (1 == 1.0 == True), NaN matches nothing, and an int64 -1 differs from a
+    uint64 2**64 - 1 with the same bits."""
+    nan = float("nan")
+    cands = [[1, 2, 3], [1, 2, 3], [2**64 - 1, 5], [nan, 1], np.array([-1, 4], dtype=np.int64), [2**70, 3]]
+    refs = [[[True, 2.0, 3]], [[1, 2, 3]], [np.array([2**64 - 1, 5], dtype=np.uint64)], [[nan, 1.0]],
+            [np.array([2**64 - 1, 4], dtype=np.uint64)], [[2**70, 3]]]
+    run_batch_levels(cands, refs, 1, [3, 3, 2, 1, 1, 2])
+    run_batch_levels([[nan] * 3 + [1]], [[[nan, 1, nan]]], 1, [1])
+    # every token an int: the C table (an int64 buffer and a list of ints agree)
+    run_batch_levels([[-1, 0, 7], np.array([7, -1], dtype=np.int64)], [[[7, -1]], [[-1, 0, 7]]], 4, [1, 1])
+
+
+def test_ids_over_16_bits_skip_the_lanes():
+    """Ids of 0x10000 and over (many distinct tokens, or code points past the BMP) would alias
+    in the 16-bit compares: such a batch keeps the scalar path."""
+    many = list(range(70_000))  # ids in order of first sight: 69999 gets 69999, 4463 = 69999 - 0x10000
+    cands = [many[:40], [69999], [4463, 69999], ["x"] * 3]
+    refs = [[many], [[4463]], [[69999, 4463]], [["x", 69999]]]
+    run_batch_levels(cands, refs, 1, [40, 0, 1, 1])
+    for c, r in (("\U0001F600a", "a\U0001F600"), ("\U0001F600", "\uF600")):  # str code points
+        run_batch_levels([list(c)], [[list(r)]], 1)

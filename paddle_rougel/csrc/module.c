@@ -70,22 +70,33 @@ static PyObject *lengths(const TokenBatch *b) {
 }
 
 PyDoc_STRVAR(lcs_batch_doc,
-"lcs_batch(cands, ref_lists, threads=1) -> (lcs, cand_len, ref_len, ref_count)\n\n"
+"lcs_batch(cands, ref_lists, threads=1, simd=-1) -> (lcs, cand_len, ref_len, ref_count)\n\n"
 "cands: N token sequences; ref_lists: N non-empty lists of token sequences.\n"
 "Returns four bytearrays of native int64: LCS of every (candidate, reference)\n"
 "pair in order [M], candidate lengths [N], reference lengths [M] and\n"
-"references per instance [N].  Tokens: see paddle_rougel.engine.");
+"references per instance [N].  Tokens: see paddle_rougel.engine.  simd: the lanes\n"
+"of short pairs, as lcs_pairs (0: none).");
 
 static PyObject *lcs_batch(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "ref_lists", "threads", NULL};
+    static char *kwlist[] = {"cands", "ref_lists", "threads", "simd", NULL};
     PyObject *cands, *refs, *lcs = NULL, *lens = NULL, *result = NULL;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands, &refs, &threads)) return NULL;
+    int threads = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ii", kwlist, &cands, &refs, &threads, &simd)) return NULL;
+    if (simd > pairs_simd_level() || simd < -1) {
+        PyErr_Format(PyExc_ValueError, "lcs_batch: simd=%d is not -1 or a level this CPU runs (0..%d)", simd,
+                     pairs_simd_level());
+        return NULL;
+    }
     TokenBatch b;
     memset(&b, 0, sizeof(b));
     double *cost = NULL;
     if (batch_read(&b, cands, refs, LISTS_OF_REFERENCES) < 0) goto done;
-    LcsBatch L = {b.toks, b.text_off, b.inst_start, NULL};
+    LcsBatch L = {b.toks, b.text_off, b.inst_start, NULL, 0};
+    if (simd < 0 || simd > 0) {  /* the lanes compare 16-bit ids */
+        tok_t most = 0;
+        for (int64_t p = 0; p < b.text_off[b.T]; p++) most = b.toks[p] > most ? b.toks[p] : most;
+        if (most < 0x10000) L.simd = simd < 0 ? pairs_simd_level() : simd;
+    }
     if (!(lcs = int64_array(b.T - b.N, &L.lcs))) goto done;
     if (!(cost = (double *)malloc(((size_t)b.N + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t i = 0; i < b.N; i++) cost[i] = lcs_cost(&L, (size_t)i);

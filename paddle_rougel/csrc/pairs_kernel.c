@@ -26,7 +26,7 @@
 
 #define WIDE_SLOTS 256  /* >= 4 x 64: load <= 1/4 */
 #define KEYED_SLOTS 4096 /* a power of two; a run of 4096 consecutive code points never collides */
-#define LANE_STEPS 256   /* the longest reference a lane takes (a group runs its longest) */
+#define LANE_STEPS PAIRS_LANE_STEPS
 
 typedef struct {
     uint64_t ms[LANE_STEPS * PAIRS_LANES] __attribute__((aligned(64)));  /* a group's masks */
@@ -181,7 +181,8 @@ static void lane_group(PWork *w, const PairsBatch *b, const size_t *idx, int g) 
     unsigned alone = 0;  /* lanes whose pair goes through short_pair */
     for (int l = 0; l < g; l++) {
         const WordText *a = &b->texts[2 * idx[l]], *r = &b->texts[2 * idx[l] + 1];
-        if (pairs_fill(b->simd, a->data, a->len, a->kind, r->data, r->len, r->kind, w->ms + l, PAIRS_LANES))
+        if (a->kind <= 2 && r->kind <= 2 &&  /* (kind 4: code points over 16 bits) */
+            pairs_fill(b->simd, a->data, a->len, a->kind, r->data, r->len, r->kind, w->ms + l, PAIRS_LANES))
             continue;
         if (keyed_set(w, a)) alone |= 1u << l;
         else if (r->kind == 1) KEYED_STREAM(uint8_t);

@@ -84,7 +84,8 @@ void pairs_lanes(int level, const uint64_t *ms, int64_t steps, uint64_t *V) {
 #define FILL(COMPUTE)                                                                   \
     do {                                                                                \
         if (rkind == 1) FILL_REF(uint8_t, COMPUTE);                                     \
-        else FILL_REF(uint16_t, COMPUTE);                                               \
+        else if (rkind == 2) FILL_REF(uint16_t, COMPUTE);                               \
+        else FILL_REF(uint32_t, COMPUTE);                                               \
     } while (0)
 
 /* buf: the candidate, 64 x 16 bits, 64-byte aligned. */
@@ -101,6 +102,16 @@ __attribute__((target("avx512f,avx512bw"))) static void fill_avx512(const uint16
 #undef EQ64
 }
 
+__attribute__((target("avx2"))) static inline uint64_t eq64_avx2(__m256i c0, __m256i c1, __m256i c2, __m256i c3,
+                                                                  short c) {
+    const __m256i B = _mm256_set1_epi16(c);
+    const uint64_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16(_mm256_cmpeq_epi16(c0, B),
+                                                                          _mm256_cmpeq_epi16(c1, B)));
+    const uint64_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_packs_epi16(_mm256_cmpeq_epi16(c2, B),
+                                                                          _mm256_cmpeq_epi16(c3, B)));
+    return lo | hi << 32;
+}
+
 /* AVX2 has no mask registers: the 16-bit compares are packed to bytes and their sign bits
  * read.  packs works within 128-bit halves, so each register holds positions 8k..8k+7 in
  * its low half and 8k+16.. in its high half: then the packed bytes are in position order. */
@@ -115,14 +126,10 @@ __attribute__((target("avx2"))) static void fill_avx2(const uint16_t *buf, int64
     (uint64_t)(uint32_t)_mm256_movemask_epi8(                                           \
         _mm256_packs_epi16(_mm256_cmpeq_epi16(x, B), _mm256_cmpeq_epi16(y, B)))
 #define EQ32(c) EQ2(c0, c1, _mm256_set1_epi16((short)(c)))
+#define EQ64(c) eq64_avx2(c0, c1, c2, c3, (short)(c))
     if (n <= 32) FILL(EQ32);
-    else {
-        for (int64_t j = 0; j < m; j++) {
-            const __m256i B = _mm256_set1_epi16(rkind == 1 ? (short)((const uint8_t *)r)[j]
-                                                           : (short)((const uint16_t *)r)[j]);
-            o[j * stride] = EQ2(c0, c1, B) | EQ2(c2, c3, B) << 32;
-        }
-    }
+    else FILL(EQ64);
+#undef EQ64
 #undef EQ2
 #undef EQ32
 }
@@ -131,13 +138,15 @@ __attribute__((target("avx2"))) static void fill_avx2(const uint16_t *buf, int64
 int pairs_fill(int level, const void *a, int64_t n, int akind, const void *r, int64_t m, int rkind, uint64_t *o,
                int64_t stride) {
 #ifdef PAIRS_X86
-    if (level == PAIRS_PORTABLE || akind > 2 || rkind > 2 || n < 1 || n > 64) return 0;
+    if (level == PAIRS_PORTABLE || n < 1 || n > 64) return 0;
     uint16_t buf[64] __attribute__((aligned(64)));
     memset(buf, 0, sizeof(buf));
     if (akind == 1)
         for (int64_t p = 0; p < n; p++) buf[p] = ((const uint8_t *)a)[p];
-    else
+    else if (akind == 2)
         memcpy(buf, a, (size_t)n * sizeof(uint16_t));
+    else
+        for (int64_t p = 0; p < n; p++) buf[p] = (uint16_t)((const uint32_t *)a)[p];
     if (level >= PAIRS_AVX512) fill_avx512(buf, n, r, m, rkind, o, stride);
     else fill_avx2(buf, n, r, m, rkind, o, stride);
     return 1;

@@ -11,6 +11,9 @@
  *    ==, except that a token unequal to itself (NaN, ...) gets an id of its
  *    own and so matches nothing, not even itself.  Integer values become
  *    Python ints first, so they equal the same ints (or 1.0) in a list.
+ *    When every token is an exact int of 64 bits (lists of ids, integer
+ *    buffers) a C table keyed by value does it instead (int_ids): the same ids
+ *    up to numbering, without a Python object per token or a dict.
  */
 #include "tokens.h"
 
@@ -38,7 +41,7 @@ typedef struct {
     PyObject **list;        /* scratch: owned references to one reference list's texts */
     size_t list_cap;
     int all_str;
-    int all_ints;           /* every text a 1-D integer buffer (TEXT_INTS) */
+    int any_str;            /* some text is a str (TEXT_STR) */
 } Snapshot;
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elt) {
@@ -235,7 +238,7 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
         return -1;
     }
     if (PyUnicode_Check(seq)) {
-        s->all_ints = 0;
+        s->any_str = 1;
         Py_INCREF(seq);
         t->kind = TEXT_STR;
         t->str = seq;
@@ -258,7 +261,6 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
         }
     }
     if (rc == 1) {
-        s->all_ints = 0;
         t->kind = TEXT_ITEMS;
         t->off = (int64_t)s->items_len;
         if (take_items(seq, &s->items, &s->items_len, &s->items_cap) < 0) {
@@ -340,7 +342,6 @@ static int snapshot_batch(Snapshot *s, TokenBatch *b, PyObject *cands_in, PyObje
     b->inst_start = (int64_t *)malloc(((size_t)b->N + 1) * sizeof(int64_t));
     if (!b->inst_start) { PyErr_NoMemory(); goto done; }
     s->all_str = 1;
-    s->all_ints = 1;
     for (Py_ssize_t i = 0; i < b->N; i++) {
         b->inst_start[i] = (int64_t)s->n;
         const Py_ssize_t k = snap_list(s, PyTuple_GET_ITEM(lists, i), i, kind);
@@ -525,10 +526,12 @@ static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) 
     return 0;
 }
 
-/* Every text an integer buffer: a value's id from a C table (no Python int, no dict).  Two
- * values are equal as Python ints when their 64 bits and their sign are: an int64 -1 and a
- * uint64 2**64 - 1 have the same bits and differ.  (A string is never among them: the
- * buffers all hold integers.) */
+/* Every text an integer buffer or a sequence of exact ints that fit in 64 signed bits: a
+ * value's id from a C table (no Python int made, no dict).  Two values are equal as Python
+ * ints when their 64 bits and their sign are: an int64 -1 and a uint64 2**64 - 1 have the
+ * same bits and differ.  Returns 0, -1 (no memory), or 1 (nothing decided: a token that is
+ * not such an int, say a bool, a float, a str or a huge int; the dict path then reads the
+ * batch, so equality stays Python's ==: 1 == 1.0 == True).  No Python code runs. */
 static int int_ids(const Snapshot *s, TokenBatch *b) {
     size_t total = 0;
     for (size_t t = 0; t < s->n; t++) total += (size_t)s->texts[t].len;
@@ -539,14 +542,28 @@ static int int_ids(const Snapshot *s, TokenBatch *b) {
     uint8_t *neg = (uint8_t *)malloc(cap);
     if (!keys || !vals || !neg) { free(keys); free(vals); free(neg); PyErr_NoMemory(); return -1; }
     uint32_t next = 0;
+    int rc = 0;
     const size_t mask = cap - 1;
-    for (size_t t = 0; t < s->n; t++) {
+    for (size_t t = 0; t < s->n && rc == 0; t++) {
         const Text *x = &s->texts[t];
         const uint64_t *v = s->raw + x->off;
+        PyObject *const *items = x->kind == TEXT_ITEMS ? s->items + x->off : NULL;
         tok_t *out = b->toks + b->text_off[t];
         for (int64_t p = 0; p < x->len; p++) {
-            const uint64_t k = v[p];
-            const uint8_t ng = x->is_signed && (int64_t)k < 0;
+            uint64_t k;
+            uint8_t ng;
+            if (items) {
+                PyObject *o = items[p];
+                int over = 0;
+                if (Py_TYPE(o) != &PyLong_Type) { rc = 1; break; }
+                const long long val = PyLong_AsLongLongAndOverflow(o, &over);
+                if (over || (val == -1 && PyErr_Occurred())) { PyErr_Clear(); rc = 1; break; }
+                k = (uint64_t)val;
+                ng = val < 0;
+            } else {
+                k = v[p];
+                ng = x->is_signed && (int64_t)k < 0;
+            }
             size_t h = (size_t)(((k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull) >> 17) & mask;
             while (vals[h] && (keys[h] != k || neg[h] != ng)) h = (h + 1) & mask;
             if (!vals[h]) { keys[h] = k; neg[h] = ng; vals[h] = ++next; }
@@ -554,7 +571,7 @@ static int int_ids(const Snapshot *s, TokenBatch *b) {
         }
     }
     free(keys); free(vals); free(neg);
-    return 0;
+    return rc;
 }
 
 /* Every text a str: its code points are the ids (no dict, no user code). */
@@ -596,7 +613,10 @@ static int read_ids(const Snapshot *s, TokenBatch *b) {
         for (size_t t = 0; t < s->n; t++) code_points(&s->texts[t], b->toks + b->text_off[t]);
         return 0;
     }
-    if (s->all_ints && s->n > 0 && (uint64_t)total < TOK_ID_LIMIT) return int_ids(s, b);
+    if (!s->any_str && s->n > 0 && (uint64_t)total < TOK_ID_LIMIT) {  /* ints: a C table */
+        const int rc = int_ids(s, b);
+        if (rc <= 0) return rc;
+    }
     Interner in = {PyDict_New(), 0, NULL, NULL, 0, 0};
     if (!in.vocab) return -1;
     int rc = 0;
