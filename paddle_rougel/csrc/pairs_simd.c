@@ -24,7 +24,9 @@
 
 #include <string.h>
 
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+/* (__SSE2__: scripts/sanitize.sh's portable build undefines it, and then compiles only what
+ * another architecture does) */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
 #define PAIRS_X86 1
 #endif
 
