@@ -12,7 +12,8 @@
  *   pairs_kernel.c  character-level (str, str) pairs without per-pair overhead (pure C)
  *   pairs_simd.c    the vector lanes of short independent pairs (pure C, runtime dispatch)
  *
- * The GIL is held while tokens are read; the kernels run without it.
+ * The GIL is held while tokens are read; the kernels run without it (lcs_pairs keeps it
+ * for a batch of a few ms of work: PAIRS_GIL_COST).
  * Results are bytearrays (numpy views of them are writable).
  */
 #define PY_SSIZE_T_CLEAN
