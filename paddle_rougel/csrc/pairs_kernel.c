@@ -16,6 +16,7 @@
  */
 #include "pairs_kernel.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,12 @@
 #define LANE_STEPS PAIRS_LANE_STEPS
 
 typedef struct {
+    /* not zeroed at allocation: ms is written before it is read; kkey and kmask are zeroed
+     * on first use (keyed_ready), which the vector levels seldom need */
     uint64_t ms[LANE_STEPS * PAIRS_LANES] __attribute__((aligned(64)));  /* a group's masks */
     uint32_t kkey[KEYED_SLOTS];     /* code point + 1 (0: empty) */
     uint64_t kmask[KEYED_SLOTS];    /* 0 where kkey is 0 */
+    int keyed_ready;                /* from here on: zeroed at allocation */
     uint64_t low[256];              /* code points < 256 */
     uint32_t wkey[WIDE_SLOTS];      /* other code points (0: empty; 0 itself is a low one) */
     uint64_t wmask[WIDE_SLOTS];
@@ -184,6 +188,11 @@ static void lane_group(PWork *w, const PairsBatch *b, const size_t *idx, int g) 
         if (a->kind <= 2 && r->kind <= 2 &&  /* (kind 4: code points over 16 bits) */
             pairs_fill(b->simd, a->data, a->len, a->kind, r->data, r->len, r->kind, w->ms + l, PAIRS_LANES))
             continue;
+        if (!w->keyed_ready) {
+            memset(w->kkey, 0, sizeof(w->kkey));
+            memset(w->kmask, 0, sizeof(w->kmask));
+            w->keyed_ready = 1;
+        }
         if (keyed_set(w, a)) alone |= 1u << l;
         else if (r->kind == 1) KEYED_STREAM(uint8_t);
         else if (r->kind == 2) KEYED_STREAM(uint16_t);
@@ -210,7 +219,8 @@ int pairs_range(void *ctx, size_t begin, size_t end) {
     const PairsBatch *b = (const PairsBatch *)ctx;
     void *mem = NULL;
     if (posix_memalign(&mem, 64, sizeof(PWork)) != 0) return -1;
-    PWork *w = (PWork *)memset(mem, 0, sizeof(PWork));
+    PWork *w = (PWork *)mem;
+    memset(&w->keyed_ready, 0, sizeof(PWork) - offsetof(PWork, keyed_ready));
     int rc = 0, g = 0;
     size_t idx[PAIRS_LANES];
     for (size_t i = begin; i < end && rc == 0; i++) {
