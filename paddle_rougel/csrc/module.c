@@ -93,7 +93,7 @@ static PyObject *lcs_batch(PyObject *self, PyObject *args, PyObject *kw) {
     double *cost = NULL;
     if (batch_read(&b, cands, refs, LISTS_OF_REFERENCES) < 0) goto done;
     LcsBatch L = {b.toks, b.text_off, b.inst_start, NULL, 0};
-    if (simd < 0 || simd > 0) {  /* the lanes compare 16-bit ids */
+    if (simd != 0) {  /* the lanes compare 16-bit ids */
         tok_t most = 0;
         for (int64_t p = 0; p < b.text_off[b.T]; p++) most = b.toks[p] > most ? b.toks[p] : most;
         if (most < 0x10000) L.simd = simd < 0 ? pairs_simd_level() : simd;
