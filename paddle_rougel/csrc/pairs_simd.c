@@ -61,7 +61,9 @@ LANES_LOOP
 int pairs_simd_level(void) {
 #ifdef PAIRS_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) return PAIRS_AVX512;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl"))
+        return PAIRS_AVX512;
     if (__builtin_cpu_supports("avx2")) return PAIRS_AVX2;
 #endif
     return PAIRS_PORTABLE;
@@ -90,11 +92,25 @@ void pairs_lanes(int level, const uint64_t *ms, int64_t steps, uint64_t *V) {
         else FILL_REF(uint32_t, COMPUTE);                                               \
     } while (0)
 
-/* buf: the candidate, 64 x 16 bits, 64-byte aligned. */
-__attribute__((target("avx512f,avx512bw"))) static void fill_avx512(const uint16_t *buf, int64_t n, const void *r,
-                                                                    int64_t m, int rkind, uint64_t *o,
-                                                                    int64_t stride) {
-    const __m512i c0 = _mm512_load_si512((const void *)buf), c1 = _mm512_load_si512((const void *)(buf + 32));
+/* Positions 32 h .. 32 h + 31 of the candidate as 16-bit lanes, zeros past n: masked loads
+ * (no byte past the text is read; masked-out elements never fault). */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m512i cand_half(const void *a, int64_t n,
+                                                                                    int akind, int h) {
+    const int64_t k = n - 32 * h;
+    if (k <= 0) return _mm512_setzero_si512();
+    const __mmask32 mk = k >= 32 ? 0xFFFFFFFFu : (((__mmask32)1 << k) - 1);
+    if (akind == 1) return _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mk, (const uint8_t *)a + 32 * h));
+    if (akind == 2) return _mm512_maskz_loadu_epi16(mk, (const uint16_t *)a + 32 * h);
+    const uint32_t *d = (const uint32_t *)a + 32 * h;  /* values below 0x10000: truncation keeps them */
+    const __m256i lo = _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi32((__mmask16)(mk & 0xFFFF), d));
+    const __m256i hi = _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi32((__mmask16)(mk >> 16), d + 16));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void fill_avx512(const void *a, int64_t n, int akind,
+                                                                             const void *r, int64_t m, int rkind,
+                                                                             uint64_t *o, int64_t stride) {
+    const __m512i c0 = cand_half(a, n, akind, 0), c1 = cand_half(a, n, akind, 1);
 #define EQ32(c) ((uint64_t)_mm512_cmpeq_epi16_mask(c0, _mm512_set1_epi16((short)(c))))
 #define EQ64(c)                                                                         \
     (EQ32(c) | (uint64_t)_mm512_cmpeq_epi16_mask(c1, _mm512_set1_epi16((short)(c))) << 32)
@@ -102,6 +118,19 @@ __attribute__((target("avx512f,avx512bw"))) static void fill_avx512(const uint16
     else FILL(EQ64);
 #undef EQ32
 #undef EQ64
+}
+
+/* The candidate as 64 x 16 bits, zero padded, into buf (64-byte aligned): vector stores and
+ * a copy loop, not memset / memcpy (inlined as rep stos / rep movs: slow to start, and a
+ * third of a short pair's time in the profile). */
+__attribute__((target("avx2"))) static void cand_buf_avx2(uint16_t *buf, const void *a, int64_t n, int akind) {
+    for (int k = 0; k < 4; k++) _mm256_store_si256((__m256i *)(buf + 16 * k), _mm256_setzero_si256());
+    if (akind == 1)
+        for (int64_t p = 0; p < n; p++) buf[p] = ((const uint8_t *)a)[p];
+    else if (akind == 2)
+        for (int64_t p = 0; p < n; p++) buf[p] = ((const uint16_t *)a)[p];
+    else
+        for (int64_t p = 0; p < n; p++) buf[p] = (uint16_t)((const uint32_t *)a)[p];
 }
 
 __attribute__((target("avx2"))) static inline uint64_t eq64_avx2(__m256i c0, __m256i c1, __m256i c2, __m256i c3,
@@ -141,16 +170,13 @@ int pairs_fill(int level, const void *a, int64_t n, int akind, const void *r, in
                int64_t stride) {
 #ifdef PAIRS_X86
     if (level == PAIRS_PORTABLE || n < 1 || n > 64) return 0;
+    if (level >= PAIRS_AVX512) {
+        fill_avx512(a, n, akind, r, m, rkind, o, stride);
+        return 1;
+    }
     uint16_t buf[64] __attribute__((aligned(64)));
-    memset(buf, 0, sizeof(buf));
-    if (akind == 1)
-        for (int64_t p = 0; p < n; p++) buf[p] = ((const uint8_t *)a)[p];
-    else if (akind == 2)
-        memcpy(buf, a, (size_t)n * sizeof(uint16_t));
-    else
-        for (int64_t p = 0; p < n; p++) buf[p] = (uint16_t)((const uint32_t *)a)[p];
-    if (level >= PAIRS_AVX512) fill_avx512(buf, n, r, m, rkind, o, stride);
-    else fill_avx2(buf, n, r, m, rkind, o, stride);
+    cand_buf_avx2(buf, a, n, akind);
+    fill_avx2(buf, n, r, m, rkind, o, stride);
     return 1;
 #else
     (void)level; (void)a; (void)n; (void)akind; (void)r; (void)m; (void)rkind; (void)o; (void)stride;
