@@ -208,6 +208,10 @@ def test_ints_equal_as_python_ints():
             [np.array([2**64 - 1, 4], dtype=np.uint64)], [[2**70, 3]]]
     run_batch_levels(cands, refs, 1, [3, 3, 2, 1, 1, 2])
     run_batch_levels([[nan] * 3 + [1]], [[[nan, 1, nan]]], 1, [1])
+    # a list that starts with ints and then holds something else: read as tokens after all
+    run_batch_levels([[1, 2.0, 3], (5, True), [7, 2**64]], [[[1, 2, 3]], [[5, 1]], [[2**64, 7]]], 1, [3, 2, 1])
+    # empty texts among int lists
+    run_batch_levels([[], [1, 2]], [[[1], []], [[], [2, 1], (2,)]], 1, [0, 0, 0, 1, 1])
     # every token an int: the C table (an int64 buffer and a list of ints agree)
     run_batch_levels([[-1, 0, 7], np.array([7, -1], dtype=np.int64)], [[[7, -1]], [[-1, 0, 7]]], 4, [1, 1])
 
