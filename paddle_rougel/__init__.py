@@ -2,13 +2,18 @@
 
 Public API:
 
+The metrics come from the registry (:mod:`paddle_rougel.metrics`, one module each):
+
 * :class:`RougeL`: ``paddle.metric.Metric``, a drop-in for ``paddlenlp.metrics.RougeL``.
 * :class:`RougeLsum`: summary-level ROUGE-L (union LCS over sentences), as rouge-score's ``rougeLsum``.
+* :class:`RougeN`: ROUGE-N (``rouge1``, ``rouge2``, any n), clipped n-gram overlap.
 * :class:`RougeLForDuReader` / :class:`BLEUForDuReader`: the DuReader contest metrics (with bonus).
-* :func:`compute`: one call from texts to a dict of ROUGE-L F, P, R.
+* :func:`compute`: one call from texts to a dict of ``rouge1``, ``rouge2``, ``rougeL``,
+  ``rougeLsum`` F, P, R (``evaluate``'s keys).
 * :func:`compare`: a paired significance test of two systems (``metric.confidence_interval()``
   gives one system's interval); the statistics are in :mod:`paddle_rougel.stats`.
-* :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible).
+* :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible);
+  :func:`rouge_n`: per-pair ROUGE-N as a :class:`Score`.
 * :func:`rouge_l_matrix`: every query against every choice; :func:`deduplicate`: the
   Self-Instruct ROUGE-L filter.
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
@@ -16,7 +21,8 @@ Public API:
   (ROUGE-Lsum: the union hits per reference sentence); :mod:`paddle_rougel.align`.
 * :func:`breakdown` / :func:`compare_breakdown`: scores per group of instances, with intervals
   and Holm-adjusted paired tests; :mod:`paddle_rougel.groups`.
-* :class:`Score`: ``(precision, recall, fmeasure)``.
+* :class:`Score`: ``(precision, recall, fmeasure)``, the result type (TF-Text's names
+  ``p_measure``, ``r_measure``, ``f_measure`` read the same fields).
 * :class:`TokenizationHint`: the warning when the text settings probably do not fit the text
   (English scored per character, CJK text with a word tokenizer): :mod:`paddle_rougel.hints`.
 * :func:`lcs_device` / :func:`lcs_masked`: the same LCS with Paddle ops on the inputs' place.
@@ -25,29 +31,36 @@ Public API:
 * :func:`trainer_compute_metrics`: a one-line ``compute_metrics`` for the PaddleFormers and
   PaddleNLP ``Trainer`` (also named ``paddleformers_compute_metrics`` / ``paddlenlp_compute_metrics``).
 
-``import paddle_rougel`` does not import paddle: the metric classes and the
-device path import it on first use (PaddlePaddle is not a hard dependency:
-install ``paddlepaddle`` or ``paddlepaddle-gpu``).
+``import paddle_rougel`` does not import paddle: a metric imports it when it is
+created (and registers itself as a ``paddle.metric.Metric``), the device path on
+first use (PaddlePaddle is not a hard dependency: install ``paddlepaddle`` or
+``paddlepaddle-gpu``).
 """
 __version__ = "0.1.0"
 
 from .align import alignment
 from .convert import vocab_table
 from .engine import backend, lcs_batch, lcs_length
-from .functional import RougeLOutput, compare, compute, rouge_l, rouge_lsum
+from .functional import RougeLOutput, compare, compute
 from .groups import breakdown, compare_breakdown
 from .hints import TokenizationHint
 from .matrix import Dedup, deduplicate, rouge_l_matrix
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 from .text import TokenizerError
+from .metrics import METRICS
 
-# The metrics and the device path import paddle (about 1 s): loaded on first
-# use, so that `import paddle_rougel` and the command line stay fast.
+# every metric's Paddle class and functional call, by its registry name
+_METRIC_NAMES = []
+for _spec in METRICS.values():
+    for _obj in (_spec.paddle_class, _spec.functional):
+        if _obj is not None:
+            globals()[_obj.__name__] = _obj
+            _METRIC_NAMES.append(_obj.__name__)
+del _spec, _obj
+
+# The device path imports paddle (about 1 s): loaded on first use, so that
+# `import paddle_rougel` and the command line stay fast.
 _LAZY = {
-    "RougeL": "metric",
-    "RougeLsum": "metric",
-    "RougeLForDuReader": "dureader",
-    "BLEUForDuReader": "bleu",
     "lcs_device": "device",
     "lcs_masked": "device",
     "trainer_compute_metrics": "integrations",
@@ -70,13 +83,7 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = [
-    "RougeL",
-    "RougeLsum",
-    "RougeLForDuReader",
-    "BLEUForDuReader",
-    "rouge_l",
-    "rouge_lsum",
+__all__ = _METRIC_NAMES + [
     "rouge_l_matrix",
     "deduplicate",
     "Dedup",

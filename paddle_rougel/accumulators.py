@@ -8,12 +8,11 @@ per-metric code.  A metric implements only ``_score(batch)``: the field
 increments and per-instance results of one validated :class:`~.inputs.Batch`.
 
 The command line and the functional API use accumulators directly (no
-paddle); the ``paddle.metric.Metric`` classes in ``metric.py`` hold one.
-
-Why this file is over 600 lines: it holds the shared state machinery and,
-below it, every metric's scoring (ROUGE-L, the DuReader variant, BLEU,
-ROUGE-Lsum).  Issue 22's registry moves each metric to a module of its own,
-which leaves the machinery here.
+paddle); each metric's ``paddle.metric.Metric`` class holds one.  This module
+is the machinery; each metric's accumulator lives in its metric module
+(:mod:`paddle_rougel.metrics`), named there by its ``SPEC``.
+:class:`PrfAccumulator` is the shared state of the metrics averaged per
+instance (ROUGE-L, ROUGE-Lsum, ROUGE-N, the DuReader ROUGE-L).
 
 Guarantees (tested):
 
@@ -31,6 +30,7 @@ Guarantees (tested):
   that no run gives together: :mod:`~paddle_rougel.invariants`).
 
 >>> from paddle_rougel.inputs import make_batch
+>>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
 >>> acc.add(make_batch(["abcd", "xy"], [["abce"], ["xy", "yx"]]))
 >>> acc.score(), acc.count
@@ -41,20 +41,19 @@ from __future__ import annotations
 import copy
 import math
 import os
-import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import engine, invariants, scoring
+from . import invariants, scoring
 from .hints import Hinter
 from .inputs import Batch, concat, make_batch, plain_instance
-from .settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, SETTINGS
 
-__all__ = ["Accumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator", "BleuAccumulator",
-           "ACCUMULATORS", "from_state", "compare", "FLUSH_AT"]
+__all__ = ["Accumulator", "PrfAccumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator",
+           "BleuAccumulator", "RougeLsumAccumulator", "RougeNAccumulator", "ACCUMULATORS", "from_state",
+           "compare", "FLUSH_AT", "check_sum"]
 
 FLUSH_AT = 4096          # buffered instances per engine call
 _MAX_VALUE = 2 ** 62     # a count or sum at or above this cannot come from a real run
@@ -67,9 +66,10 @@ SyncFn = Callable[[Dict[str, np.ndarray], Dict[str, str]], Dict[str, np.ndarray]
 class Accumulator:
     """Declared state fields, buffering, merge, state dicts; subclasses score batches."""
 
-    metric_name = ""
-    state_key = ""  # its entry in a command-line state file ("metrics": {state_key: state})
-    settings_class: type = RougeLSettings
+    # bound by the metric module's MetricSpec (metrics/spec.py): the one home of its names
+    spec: Any = None
+    metric_name = ""         # the spec's name: "metric" in a state_dict()
+    settings_class: type = object
     reads_words = False  # True: _score passes Batch.words to the engine (strs split in C)
 
     def __init__(self, settings, keep_instances: bool = False):
@@ -90,6 +90,16 @@ class Accumulator:
         self.hint = Hinter(settings.text)  # warns once if the text settings do not fit the text
         # per-instance statistics in the state (state_dict, merge, sync), for intervals and tests
         self.keep_instances = bool(keep_instances)
+
+    @property
+    def state_key(self) -> str:
+        """Its entry in a command-line state file (``"metrics": {state_key: state}``)."""
+        return self.spec.state_key_of(self.settings)
+
+    @property
+    def label(self) -> str:
+        """The printed name (``ROUGE-L``, ``ROUGE-2``, ``BLEU-4``)."""
+        return self.spec.label_of(self.settings)
 
     # ------------------------------------------------------------ declaring
     def _declare(self) -> None:
@@ -177,6 +187,13 @@ class Accumulator:
             deltas, local = self._score(batch)
             self._fold(deltas, local)
             return local
+
+    def add_scored(self, deltas: Dict[str, Any], local: Any) -> None:
+        """Fold a batch this accumulator's metric scored elsewhere (``compute`` counts several
+        ROUGE-N orders in one pass), after what is buffered."""
+        with self._lock:
+            self.flush()
+            self._fold(deltas, local)
 
     def flush(self) -> None:
         """Score what is buffered.  On error the buffer and the fields stay as they were."""
@@ -410,15 +427,17 @@ def _field_value(raw: Any, default: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
-# ------------------------------------------------------------------ ROUGE-L
+# ------------------------------------------------ metrics averaged per instance
 
-class RougeLAccumulator(Accumulator):
-    """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
+class PrfAccumulator(Accumulator):
+    """Mean per-instance F (and macro P, R): sums of P, R, F and the count.
 
-    metric_name = "RougeL"
-    state_key = "rouge_l"
-    settings_class = RougeLSettings
-    reads_words = True  # batches may keep strs for the C word reader (inputs.make_batch(words=True))
+    The state of every metric scored per instance from a (hits, candidate size,
+    reference size) triple per pair: ROUGE-L (LCS, tokens), ROUGE-Lsum (union
+    hits, tokens), ROUGE-N (clipped matches, n-grams), the DuReader ROUGE-L.  A
+    subclass gives ``_score(batch)``, usually through :meth:`_prf`.  Its settings
+    carry the F weighting (``f``) and ``multi_ref``.
+    """
 
     def _declare(self) -> None:
         for name in ("f_sum", "p_sum", "r_sum"):
@@ -436,8 +455,13 @@ class RougeLAccumulator(Accumulator):
         if bad is not None:
             raise ValueError(f"state fields 'f_sum', 'p_sum', 'r_sum', 'count' {when}: {bad[1]}")
 
-    def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
-        return None  # the DuReader subclass adds its bonus here
+    def _prf(self, hits, cand_len, ref_len, ref_count, offsets, bonus=0.0) -> scoring.Score:
+        """Per-instance P, R, F from the pairs' hits and sizes under the settings' multi_ref and F
+        (the one path of every metric here; ``pooled`` sums the counts, not the ratios)."""
+        counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count, axis=0), ref_len, bonus)
+        p, r = scoring.precision_recall(*counts)
+        return scoring.Score(*scoring.reduce_refs(p, r, offsets, self.settings.multi_ref, self.settings.f,
+                                                  counts))
 
     columns = ("precision", "recall", "fmeasure")
 
@@ -455,34 +479,17 @@ class RougeLAccumulator(Accumulator):
 
     def _check_instances(self, values, cols) -> None:
         for j, name in enumerate(("p_sum", "r_sum", "f_sum")):
-            _check_sum(cols[:, j], values[name], name)
+            check_sum(cols[:, j], values[name], name)
         if len(cols) and cols[:, :3].max() > 1.0:
             raise ValueError("state 'instances': P, R and F are at most 1")
         bad = invariants.rouge_violation(self.settings, cols[:, 0], cols[:, 1], cols[:, 2], np.ones(len(cols)))
         if bad is not None:
             raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
 
-    def _score(self, batch: Batch):
-        res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
-        bonus = self._pair_bonus(res, batch)
-        s = _reduce(self.settings, res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
-                    0.0 if bonus is None else bonus)
-        local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
-        return self._deltas(s), local
-
     @staticmethod
     def _deltas(s: scoring.Score) -> Dict[str, Any]:
         return {"f_sum": np.sum(s.fmeasure), "p_sum": np.sum(s.precision),
                 "r_sum": np.sum(s.recall), "count": np.int64(len(s.fmeasure))}
-
-    def add_lcs(self, lcs, cand_len, ref_len) -> scoring.Score:
-        """Fold per-instance (lcs, cand_len, ref_len) of one reference each (the device path)."""
-        p, r = scoring.precision_recall(lcs, cand_len, ref_len)
-        s = scoring.Score(p, r, self.settings.f(p, r))
-        with self._lock:
-            self.flush()
-            self._fold(self._deltas(s), (s, None))
-        return s
 
     def score(self, sync: Optional[SyncFn] = None) -> float:
         """Mean per-instance F (0.0 when nothing was added)."""
@@ -508,214 +515,27 @@ class RougeLAccumulator(Accumulator):
         return scoring.Score(*(np.concatenate(cols) for cols in zip(*parts)))
 
 
-def _reduce(settings, hits, cand_len, ref_len, ref_count, offsets, bonus=0.0) -> scoring.Score:
-    """Per-instance P, R, F from the pairs' hits and lengths under the settings' multi_ref and F
-    (the one path of ROUGE-L and ROUGE-Lsum; ``pooled`` sums the counts, not the ratios)."""
-    counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count), ref_len, bonus)
-    p, r = scoring.precision_recall(*counts)
-    return scoring.Score(*scoring.reduce_refs(p, r, offsets, settings.multi_ref, settings.f, counts))
-
-
-def _check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
+def check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
+    """Per-instance rows must add up to their state field (a tampered file)."""
     got, want = float(np.sum(col)), float(np.sum(total))
     if abs(got - want) > 1e-9 * max(1.0, abs(want)):
         raise ValueError(f"state 'instances' add up to {got!r} but {name!r} is {want!r}")
 
 
-def _per_instance_max(bonus: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    if len(offsets) <= 1:
-        return np.zeros(0, dtype=np.float64)
-    return np.maximum.reduceat(bonus, offsets[:-1])
-
-
-def _entity_bonus(cand: Any, ents: tuple, tokenized: bool) -> float:
-    """paddlenlp's add_entity_bonus: the float sum of the lengths of the entities found
-    (``e in cand``: a substring of a str).  Tokenized text: a run of tokens of the candidate."""
-    total = 0.0
-    for e in ents:
-        if (_contains_run(cand, e) if tokenized and not isinstance(cand, str) else e in cand):
-            total += len(e)
-    return total
-
-
-def _contains_run(seq: tuple, run: Any) -> bool:
-    k = len(run)
-    if k == 0:
-        return True
-    run = tuple(run)
-    first = run[0]
-    return any(seq[i] == first and seq[i:i + k] == run for i in range(len(seq) - k + 1))
-
-
-class DuReaderRougeLAccumulator(RougeLAccumulator):
-    """ROUGE-L with the DuReader yes/no and entity bonus (see ``dureader.py``)."""
-
-    metric_name = "RougeLForDuReader"
-    settings_class = DuReaderRougeLSettings
-
-    def _pair_bonus(self, res: engine.LcsResult, batch: Batch) -> np.ndarray:
-        """Weighted bonus of every (candidate, reference) pair, flat [M]."""
-        counts = res.ref_count
-        ent = np.zeros(len(counts), dtype=np.float64)
-        if batch.entities is not None:
-            for i, ents in enumerate(batch.entities):
-                if ents is not None:
-                    found = _entity_bonus(batch.cands[i], ents, batch.tokenized)
-                    ent[i] = self.settings.entity_weight * found
-        bonus = np.repeat(ent, counts)
-        if batch.yn_match is not None:
-            mask = np.zeros(len(res.lcs), dtype=bool)
-            offsets = res.offsets.tolist()  # a property: computed once here, not per instance
-            for i, m in enumerate(batch.yn_match):
-                if m is not None:
-                    mask[offsets[i]:offsets[i + 1]] = m
-            bonus[mask] = self.settings.yesno_weight * res.lcs[mask].astype(np.float64)
-        return bonus
-
-    columns = ("precision", "recall", "fmeasure", "bonus")
-
-    def _columns_of(self, local) -> np.ndarray:
-        s, bonus = local
-        return np.stack([s.precision, s.recall, s.fmeasure,
-                         np.zeros(len(s.fmeasure)) if bonus is None else bonus], axis=1)
-
-    def _local_of(self, cols: np.ndarray):
-        return super()._local_of(cols)[0], cols[:, 3].copy()
-
-    def per_instance_bonus(self) -> np.ndarray:
-        """Per-instance weighted bonus (the largest over its references), in the order added."""
-        with self._lock:
-            self.flush()
-            parts = [loc[1] if loc[1] is not None else np.zeros(len(loc[0].fmeasure))
-                     for loc in self._results()]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
-
-
-# --------------------------------------------------------------------- BLEU
-
-class BleuAccumulator(Accumulator):
-    """Corpus BLEU with the DuReader bonus: clipped n-gram matches, candidate n-grams, lengths."""
-
-    metric_name = "BLEUForDuReader"
-    state_key = "bleu"
-    settings_class = BleuSettings
-
-    def _declare(self) -> None:
-        n = self.settings.n_size
-        self._field("match_ngram", np.zeros(n))
-        self._field("candi_ngram", np.zeros(n))
-        self._field("bp_c", 0.0)
-        self._field("bp_r", 0.0)
-        self._field("count", 0)
-
-    def _check_range(self, values, when) -> None:
-        super()._check_range(values, when)
-        if np.any(values["match_ngram"] > values["candi_ngram"] * (1 + 1e-9) + 1e-9):
-            raise ValueError(f"state field 'match_ngram' {when} exceeds 'candi_ngram' "
-                             "(matches are at most the candidate n-grams)")
-        bad = invariants.bleu_violation(self.settings, values["match_ngram"], values["candi_ngram"],
-                                        values["bp_c"], values["bp_r"], values["count"])
-        if bad is not None:
-            raise ValueError(f"state fields 'match_ngram', 'candi_ngram', 'bp_c', 'bp_r', 'count' {when}: "
-                             f"{bad[1]}")
-
-    def _score(self, batch: Batch):
-        n, st = self.settings.n_size, self.settings
-        cands, refs = batch.cands, batch.ref_lists
-        # one pass for the plain counts and the yes/no bonus: the same-label
-        # references first (a max ignores order), the bonus is the max over that prefix
-        srcs, npre, e_idx = [], [], []
-        yn = batch.yn_match or (None,) * len(cands)
-        ents = batch.entities or (None,) * len(cands)
-        for i, (rl, same) in enumerate(zip(refs, yn)):
-            if same is not None:
-                srcs.append([r for r, s in zip(rl, same) if s] + [r for r, s in zip(rl, same) if not s])
-                npre.append(sum(same))
-            else:
-                srcs.append(rl)
-                npre.append(0)
-                if ents[i] is not None:
-                    e_idx.append(i)
-        base, yn_m = engine.clipped_matches(cands, srcs, n, prefix=npre)
-        weight = np.array([st.yesno_weight if s is not None else 0.0 for s in yn], dtype=np.float64)
-        bonus = yn_m * weight[:, None]
-        if e_idx:  # the entity bonus: a second, small pass over (candidate, entities)
-            bonus[e_idx] = engine.clipped_matches([cands[i] for i in e_idx],
-                                                  [list(ents[i]) for i in e_idx], n) * st.entity_weight
-        clen = np.fromiter(map(len, cands), dtype=np.int64, count=len(cands))
-        ks = np.arange(1, n + 1)
-        cand_size = np.maximum(clen[:, None] - ks[None, :] + 1, 0).astype(np.float64)
-        bsum = bonus.sum(axis=0)
-        # brevity penalty: the reference length closest to the candidate's (ties -> shorter)
-        bp_r = [min((abs(c - len(r)), len(r)) for r in rl)[1] for c, rl in zip(clen.tolist(), refs)]
-        rows = None
-        if self.keep_instances:  # per instance: matches, candidate n-grams (bonus in both), lengths
-            rows = np.concatenate([base + bonus, cand_size + bonus, clen[:, None],
-                                   np.array(bp_r, dtype=np.float64)[:, None]], axis=1)
-        return {"match_ngram": base.sum(axis=0) + bsum, "candi_ngram": cand_size.sum(axis=0) + bsum,
-                "bp_c": float(clen.sum()), "bp_r": float(sum(bp_r)), "count": np.int64(len(cands))}, rows
-
-    @property
-    def columns(self) -> Tuple[str, ...]:
-        n = self.settings.n_size
-        return tuple(f"match_{k}" for k in range(1, n + 1)) + \
-            tuple(f"candi_{k}" for k in range(1, n + 1)) + ("bp_c", "bp_r")
-
-    def _columns_of(self, local) -> Optional[np.ndarray]:
-        return local
-
-    def _local_of(self, cols: np.ndarray) -> np.ndarray:
-        return cols
-
-    def statistic(self):
-        from . import stats
-
-        return stats.bleu_statistic(self.settings.n_size)
-
-    def _check_instances(self, values, cols) -> None:
-        n = self.settings.n_size
-        for j in range(n):
-            _check_sum(cols[:, j], values["match_ngram"][j], f"match_ngram[{j}]")
-            _check_sum(cols[:, n + j], values["candi_ngram"][j], f"candi_ngram[{j}]")
-        _check_sum(cols[:, 2 * n], values["bp_c"], "bp_c")
-        _check_sum(cols[:, 2 * n + 1], values["bp_r"], "bp_r")
-        if np.any(cols[:, :n] > cols[:, n:2 * n] * (1 + 1e-9) + 1e-9):
-            raise ValueError("state 'instances': matches are at most the candidate n-grams")
-        bad = invariants.bleu_violation(self.settings, cols[:, :n], cols[:, n:2 * n], cols[:, 2 * n],
-                                        cols[:, 2 * n + 1], np.ones(len(cols)))
-        if bad is not None:
-            raise ValueError(f"state 'instances' row {bad[0]}: {bad[1]}")
-
-    def score(self, sync: Optional[SyncFn] = None) -> float:
-        """BLEU-n_size (paddlenlp's formula and operation order; 0.0 with no candidate token)."""
-        v = self.values(sync)
-        match, candi = v["match_ngram"].tolist(), v["candi_ngram"].tolist()
-        bp_c, bp_r = float(v["bp_c"]), float(v["bp_r"])
-        if bp_c == 0:
-            return 0.0
-        n = self.settings.n_size
-        probs = []
-        for k in range(n):
-            p = 0.0 if candi[k] == 0 else match[k] / float(candi[k])
-            probs.append(sys.float_info.min if p == 0 else p)  # paddlenlp's floor, not the contest's 0
-        logs = math.fsum((1 / n) * math.log(p) for p in probs)
-        return math.exp(min(1 - bp_r / bp_c, 0)) * math.exp(logs)
-
-
-ACCUMULATORS = {"RougeL": RougeLAccumulator, "RougeLForDuReader": DuReaderRougeLAccumulator,
-                "BLEUForDuReader": BleuAccumulator}
-
+# ------------------------------------------------------------ states and tests
 
 def from_state(state: Any, where: str = "state") -> Accumulator:
     """A new accumulator holding ``state`` (a ``state_dict()``), its class and settings from it."""
+    from .metrics import METRICS
+
     if not isinstance(state, dict):
         raise ValueError(f"{where}: not a metric state (got {type(state).__name__})")
     name = state.get("metric")
-    if name not in ACCUMULATORS:
-        raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(ACCUMULATORS)})")
-    cls = ACCUMULATORS[name]
-    acc = cls(cls.settings_class.from_config(state.get("config", {}), f"{where}: config"),
-              keep_instances=state.get("instances") is not None)
+    spec = METRICS.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(METRICS)})")
+    acc = spec.accumulator(spec.settings.from_config(state.get("config", {}), f"{where}: config"),
+                           keep_instances=state.get("instances") is not None)
     try:
         acc.load_state_dict(state)
     except (TypeError, ValueError) as e:
@@ -753,46 +573,19 @@ def compare(a: Accumulator, b: Accumulator, method: str = "paired_bootstrap",
     return stats.approximate_randomization(ca, cb, a.statistic(), count, confidence, seed)
 
 
-# --------------------------------------------------------------- ROUGE-Lsum
-
-from .settings import RougeLsumSettings  # noqa: E402  (appended section)
-
-
-class RougeLsumAccumulator(RougeLAccumulator):
-    """Mean per-instance ROUGE-Lsum F (and macro P, R), rouge-score's summary-level union LCS.
-
-    The same fields, reductions, state and per-instance results as ROUGE-L; only
-    the per-pair figure differs (:mod:`paddle_rougel.lsum`).
-
-    >>> from paddle_rougel.lsum import make_lsum_batch
-    >>> acc = RougeLsumAccumulator(RougeLsumSettings(gamma=1.0))
-    >>> acc.add(make_lsum_batch([["ab", "ca"]], [[["aca"]]]))
-    >>> acc.scores()
-    Score(precision=0.75, recall=1.0, fmeasure=0.8571428571428571)
-    """
-
-    reads_words = False  # its batches come from lsum.make_lsum_batch
-
-    metric_name = "RougeLsum"
-    state_key = "rouge_lsum"
-    settings_class = RougeLsumSettings
-
-    def _prepare(self, text: str) -> tuple:
-        from . import lsum
-
-        return lsum._summary(text, "text", self.settings.split, self.tokenizer)
-
-    def _score(self, batch: Batch):
-        from . import lsum
-
-        res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
-                               chars=self.settings.text_mode() == "char", base=int(self._values["count"]))
-        s = _reduce(self.settings, res.hits, res.cand_len, res.ref_len, res.ref_count, res.offsets)
-        return self._deltas(s), (s, None)
-
-    def add_lcs(self, lcs, cand_len, ref_len):
-        raise TypeError("ROUGE-Lsum needs sentences: add summaries (add / add_now), not LCS figures")
+# Each metric's accumulator lives in its metric module; the old names are read through here.
+_MOVED = {"RougeLAccumulator": "rouge_l", "RougeLsumAccumulator": "rouge_lsum",
+          "RougeNAccumulator": "rouge_n", "DuReaderRougeLAccumulator": "dureader_rouge_l",
+          "BleuAccumulator": "bleu"}
 
 
-ACCUMULATORS["RougeLsum"] = RougeLsumAccumulator
-assert set(ACCUMULATORS) == set(SETTINGS)
+def __getattr__(name: str):
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(f".metrics.{_MOVED[name]}", __package__), name)
+    if name == "ACCUMULATORS":  # metric name -> accumulator class, from the registry
+        from .metrics import METRICS
+
+        return {n: s.accumulator for n, s in METRICS.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,15 +1,17 @@
-"""The ``paddle-rougel`` command line.
-
-(Over 600 lines: the commands share option handling, settings and messages; what is not about
-the commands lives elsewhere: outputs in :mod:`fileio`, rows in :mod:`perinstance`, streams and
-signals in :mod:`procio`, contest files in :mod:`dureader_io`.)
+"""The ``paddle-rougel`` command line: the parser, option handling, messages and outputs
+shared by the commands, whose bodies are in :mod:`cli_dureader`, :mod:`cli_score`
+(``score``, ``compare``), :mod:`cli_merge` and :mod:`cli_report` (``explain``, ``report``).
+What is not about the commands lives elsewhere: outputs in :mod:`fileio`, rows in
+:mod:`perinstance`, streams and signals in :mod:`procio`, contest files in :mod:`dureader_io`.
 
 Commands:
 
 * ``dureader --pred_file P --ref_file R``: the DuReader contest score (ROUGE-L
   and BLEU-4 with the yes/no and entity bonus), printed as the contest's
   JSON ``{"ROUGE-L": .., "BLEU-4": ..}`` (x100, 2 decimals) on stdout;
-* ``score --hyp H --ref R [--ref R2 ...]``: ROUGE-L of line-aligned text files;
+* ``score --hyp H --ref R [--ref R2 ...] [--rouge-types rouge1,rouge2,rougeL,rougeLsum]``:
+  ROUGE of line-aligned text files, every type in one table / JSON (the types come from
+  the metric registry, :mod:`paddle_rougel.metrics`);
 * ``merge STATE...``: combine ``dureader --save-state`` files (or metric
   ``state_dict()`` JSON files) into the score of all their data;
 * ``explain`` and ``report``, and ``--by`` (scores per group) on ``dureader``,
@@ -50,26 +52,24 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import __version__, engine, procio
-# accumulators, not the metric classes: those are paddle.metric.Metric subclasses, and
-# this process never imports paddle (about 1 s); state files are the same either way
-from .accumulators import (ACCUMULATORS, BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
-                           RougeLsumAccumulator, from_state)
+from . import __version__, engine, procio, scoring
+# accumulators, not the metric classes: those import paddle (about 1 s) when created, and
+# this process never needs it; state files are the same either way
 from .config import ConfigError, read_config, resolve_config_path
-from .dureader_io import InputError, build_contest, distinct_entities, file_size, read_rows
+from .dureader_io import InputError
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
-from .inputs import make_batch
-from .lsum import make_lsum_batch
+from .functional import signature as types_signature
+from .metrics import METRICS, OPTIONS, rouge_types
+from .metrics.dureader_rouge_l import BONUS_OPTIONS
 from .perinstance import FORMATS, RowError, per_instance_format, per_instance_text
-from .progress import Progress
-from .settings import (BONUS_OPTIONS, OPTIONS, ROUGE_OPTIONS, SUMMARY_OPTIONS, TEXT_OPTIONS,
-                       dureader_from_options, lsum_from_options, rouge_from_options)
+from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["main"]
 
 PROG = "paddle-rougel"
 _BATCH = 8192  # instances per scoring call (progress granularity)
 STATE_FORMAT = "paddle-rougel-state/1"
+_TYPE_OPTIONS = {o.key: s for s in METRICS.values() if s.key is not None for o in s.options}  # each ROUGE type's own options (split, distinct)
 
 
 class CliError(Exception):
@@ -126,9 +126,15 @@ def _choices(args, options) -> Tuple[Dict[str, Any], Dict[str, str]]:
     given = [(o, v) for o, v in given if v is not None]
     for o, v in given:
         values[o.key], origin[o.key] = v, args.flag_names.get(o.key, o.flags[0])
+        old = {"yesno_weight": "--alpha", "entity_weight": "--beta"}.get(o.key)
+        if old is not None and origin[o.key] == old:  # the contest script's names of the bonus weights
+            warnings.warn(f"{old} for the DuReader bonus weight is deprecated: use {o.flags[0]} "
+                          f"({old} is the F weight of `score`)", DeprecationWarning)
     keys = {o.key for o, _ in given}
-    if {"gamma", "alpha"} <= keys:
-        raise CliError("give --gamma or --alpha, not both")
+    try:
+        scoring.weighting(*(1.0 if k in keys else None for k in ("gamma", "alpha")))  # the one rule
+    except ValueError:
+        raise CliError("give --gamma or --alpha, not both") from None
     for flag_key, other in (("gamma", "alpha"), ("alpha", "gamma")):
         if flag_key in keys:  # a flag overrides the other weighting of the config file
             values.pop(other, None)
@@ -206,24 +212,6 @@ def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_
         _show(args, signature)
 
 
-# ----------------------------------------------------------------- dureader
-
-def _score_contest(contest, rouge: DuReaderRougeLAccumulator, bleu: BleuAccumulator) -> None:
-    n = len(contest.cands)
-    bar = Progress(n, "scoring", min_total=2 * _BATCH)
-    rouge.hint.chosen()  # characters are the contest's rule: only a word tokenizer on CJK is hinted
-    for lo in range(0, n, _BATCH):
-        hi = min(lo + _BATCH, n)
-        sl = slice(lo, hi)
-        ents = [distinct_entities(e, rouge.tokenizer) for e in contest.entity_refs[sl]]
-        batch = make_batch(contest.cands[sl], contest.ref_lists[sl], contest.yn_labels[sl],
-                           contest.yn_refs[sl], ents, base=lo, tokenizer=rouge.tokenizer, hint=rouge.hint)
-        rouge.add_now(batch)
-        bleu.add_now(batch)
-        bar.update(hi - lo)
-    bar.close()
-
-
 def _per_instance(args, names: Tuple[str, ...], keys: List[tuple], score, bonus=None) -> Optional[str]:
     """The --per-instance rows (None without --per-instance)."""
     if not args.per_instance:
@@ -260,66 +248,14 @@ def _write_results(args, per_instance: Optional[str], states: Dict[str, dict], s
     write_outputs(files)  # all or nothing
 
 
-def _read_contests(args, pred_files: List[str]):
-    """One scoring contest per prediction file, against the one reference file."""
-    total = sum(map(file_size, pred_files)) + file_size(args.ref_file)
-    bar = Progress(total, "reading", min_total=8 << 20)
-    # text as given: the metrics' text settings normalise it (the contest: drop whitespace)
-    refs = read_rows(args.ref_file, is_ref=True, progress=bar.update, keep_spaces=True)
-    contests = [build_contest(read_rows(p, is_ref=False, progress=bar.update, keep_spaces=True), refs)
-                for p in pred_files]
-    bar.close()
-    return contests
+def _level(level: float) -> str:
+    return f"{level * 100:g}%"
 
-
-def _contest_metrics(contest, values, origin, keep: bool):
-    """The contest's ROUGE-L and BLEU-4 accumulators, scored; errors name the settings at fault."""
-    rouge_s, bleu_s = _build(dureader_from_options, values, origin)
-    rouge, bleu = _build(lambda _: (DuReaderRougeLAccumulator(rouge_s, keep), BleuAccumulator(bleu_s, keep)),
-                         values, origin)  # a tokenizer's optional package may be missing
-    try:
-        _score_contest(contest, rouge, bleu)
-        scores = {"ROUGE-L": rouge.score(), "BLEU-4": bleu.score()}
-    except (ValueError, TypeError, OverflowError) as e:  # e.g. sums out of range with absurd weights
-        raise CliError(f"cannot score with {_weights(values, origin)}: {e}") from None
-    _check_finite(scores, _weights(values, origin))
-    return {"ROUGE-L": rouge, "BLEU-4": bleu}, scores
-
-
-def _counts(contest) -> str:
-    return (f"questions scored: {len(contest.qids)}; missing predictions: {len(contest.missing)}; "
-            f"unexpected predictions: {len(contest.unexpected)}; "
-            f"skipped (no reference answers): {len(contest.no_answer)}")
-
-
-def cmd_dureader(args) -> int:
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
-    rouge_s, _ = _build(dureader_from_options, values, origin)
-    _check_outputs(args, _inputs(args, "--pred_file", "--ref_file"))  # before any work
-    (contest,) = _read_contests(args, [args.pred_file])
-    keep = args.confidence is not None or args.by is not None  # --by: BLEU's per-question rows
-    accs, scores = _contest_metrics(contest, values, origin, keep=keep)
-    rouge, bleu = accs["ROUGE-L"], accs["BLEU-4"]
-    signature = _signature("rougeL+bleu4", rouge_s, *_ci_signature(args))
-    text = _per_instance(args, ("question_id", "question_type"), list(zip(contest.qids, contest.types)),
-                         rouge.per_instance(), rouge.per_instance_bonus())
-    if args.by is None:
-        result, fmt = _scores_result(args, accs, scores)
-    else:  # scores per group (cli_report.py), computed before the outputs are written
-        from . import cli_report
-        keys = cli_report.dureader_keys(args.by, contest, rouge.tokenizer)
-        result, fmt = cli_report.breakdown_result(args, accs, scores, keys, args.by)
-    _write_results(args, text, {a.state_key: a.state_dict() for a in (rouge, bleu)}, signature)
-    _print_result(args, result, fmt, signature, [_counts(contest)])
-    return 0
-
-
-# ------------------------------------------------------- confidence and compare
 
 def _ci_signature(args) -> List[str]:
     if getattr(args, "confidence", None) is None:
         return []
-    return [f"ci:bootstrap,n:{args.confidence},level:95%,seed:{args.seed}"]
+    return [f"ci:bootstrap,n:{args.resamples},level:{_level(args.confidence)},seed:{args.seed}"]
 
 
 def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tuple[Dict[str, Any], str]:
@@ -330,9 +266,9 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
     result = {}
     for name, acc in accs.items():
         try:
-            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+            iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
         except ValueError as e:
-            raise CliError(f"--confidence: {name}: {e}") from None
+            raise CliError(f"--confidence {args.confidence} --resamples {args.resamples}: {name}: {e}") from None
         low, high = _pct(iv.low), _pct(iv.high)
         result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                         "low": low, "high": high}
@@ -341,85 +277,6 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
     return {k: f"{v['score']:.2f} ± {v['pm']:.2f}  [{v['low']:.2f}, {v['high']:.2f}]"
             for k, v in result.items()}, "table"
 
-
-def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
-    from .accumulators import compare
-
-    out = {}
-    for name, (a, b) in pairs.items():
-        try:
-            c = compare(a, b, args.method, args.resamples, 0.95, args.seed)
-        except ValueError as e:
-            raise CliError(f"{name}: {e}") from None
-        out[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
-                     "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4)}
-    return out
-
-
-def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[str]) -> None:
-    if args.format == "json":
-        _print_result(args, rows, "json", signature, extra)
-        return
-    procio.hold()
-    print(f"{'metric':<9}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}{'p':>8}")
-    for k, r in rows.items():
-        interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
-        print(f"{k:<9}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}")
-    for line in extra:
-        procio.diag(line)
-    print(signature)
-
-
-def _compare_signature(args, metric: str, settings) -> str:
-    from .accumulators import COMPARE_METHODS
-
-    n = args.resamples if args.resamples is not None else COMPARE_METHODS[args.method]
-    return _signature(metric, settings, f"test:{args.method},n:{n},seed:{args.seed}")
-
-
-def cmd_compare(args) -> int:
-    """Two systems on the same references: DuReader files (--ref_file) or text files (--ref)."""
-    names = ["A", "B"]
-    if args.ref_file:
-        if len(args.pred_file or []) != 2 or args.hyp or args.ref or args.summary_level:
-            raise CliError("compare DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
-        rouge_s, _ = _build(dureader_from_options, values, origin)
-        contests = _read_contests(args, args.pred_file)
-        if not contests[0].qids:
-            raise CliError(f"nothing to compare: {args.ref_file} has no question with reference answers "
-                           f"(A: {args.pred_file[0]}, B: {args.pred_file[1]})")
-        runs = [_contest_metrics(c, values, origin, keep=True)[0] for c in contests]
-        files, metric, settings = args.pred_file, "rougeL+bleu4", rouge_s
-        extra = [f"{n}: {f}: {_counts(c)}" for n, f, c in zip(names, files, contests)]
-    else:
-        if len(args.hyp or []) != 2 or not args.ref or args.pred_file:
-            raise CliError("compare text files with --ref R [--ref R2 ...] --hyp A --hyp B, or "
-                           "DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin, settings, acc_class, metric = _line_metric(args)
-        runs = []
-        systems, refsets = _read_score_inputs(args.hyp, args.ref)  # stdin (-) read once
-        if not systems[0]:
-            raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
-                           f"{', '.join(args.ref)} have no lines")
-        for hyps in systems:
-            acc = _build(lambda _: acc_class(settings), values, origin)
-            _score_lines(acc, hyps, refsets, origin)
-            runs.append({"ROUGE-Lsum" if args.summary_level else "ROUGE-L": acc})
-        files = args.hyp
-        extra = [f"{n}: {f}" for n, f in zip(names, files)]
-    rows = _comparison_rows({k: (runs[0][k], runs[1][k]) for k in runs[0]}, args)
-    if args.by is not None:  # per-group paired tests, Holm-adjusted (cli_report.py)
-        from . import cli_report
-        keys = cli_report.compare_keys(args, contests if args.ref_file else None, runs)
-        result, fmt = cli_report.compare_breakdown_result(args, runs, rows, keys, args.by)
-        _print_result(args, result, fmt, _compare_signature(args, metric, settings), extra)
-        return 0
-    _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
-    return 0
-
-
-# -------------------------------------------------------------------- merge
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
@@ -455,138 +312,6 @@ def _read_json(path: str) -> Any:
     return obj
 
 
-def _load_state_file(path: str) -> Dict[str, Any]:
-    obj = _read_json(path)
-    if isinstance(obj, dict) and "metrics" in obj:
-        fmt, metrics = obj.get("format", STATE_FORMAT), obj["metrics"]
-        if fmt != STATE_FORMAT:
-            raise CliError(f"{path}: format {fmt!r} is not {STATE_FORMAT!r} (made by another version?)")
-        if not isinstance(metrics, dict) or not metrics:
-            raise CliError(f"{path}: 'metrics' must be a non-empty object of metric states")
-        states = dict(metrics)
-        sig = obj.get("signature")
-        if sig is not None and not isinstance(sig, str):
-            raise CliError(f"{path}: 'signature' must be a string")
-    elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
-        known = ACCUMULATORS.get(obj["metric"]) if isinstance(obj["metric"], str) else None
-        states = {known.state_key if known else str(obj["metric"]): obj}  # unknown: refused by the merge
-        sig = None
-    else:
-        raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
-                       "or json.dump(metric.state_dict()))")
-    return {"states": states, "signature": sig}
-
-
-def _split_engine(sig: str) -> Tuple[str, List[str]]:
-    """The settings part of a signature, and the engines named in it (never compared)."""
-    parts = sig.split("|")
-    return ("|".join(p for p in parts if not p.startswith("engine:")),
-            [p[len("engine:"):] for p in parts if p.startswith("engine:")])
-
-
-def _merged_metrics(files) -> Dict[str, Any]:
-    """One accumulator per metric key: the first file's state, the others merged in.
-    The accumulators check structure, settings, field names, shapes and values."""
-    first_path, first = files[0]
-    keys = sorted(first["states"])
-    accs: Dict[str, Any] = {}
-    for path, f in files:
-        if sorted(f["states"]) != keys:
-            raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {keys}")
-        for key in keys:
-            st, where = f["states"][key], f"{path}: metrics.{key}"
-            try:
-                if key not in accs:
-                    accs[key] = from_state(st, where)  # its messages start with `where`
-                else:
-                    accs[key].merge(st)
-            except (ValueError, KeyError, TypeError, OverflowError) as e:
-                msg = _oneline(str(e)) or type(e).__name__
-                if key in accs and not msg.startswith(where):
-                    msg = f"{where}: cannot merge with {first_path}: {msg}"
-                raise CliError(msg) from None
-    return accs
-
-
-def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
-    """The states' settings must be the ones ``spec`` gives (the same builders as scoring)."""
-    values = {k: v for k, (v, _) in read_config(spec).items()}
-    origin = {k: w for k, (_, w) in read_config(spec).items()}
-    for acc in accs.values():
-        if isinstance(acc, DuReaderRougeLAccumulator):
-            want = _build(dureader_from_options, values, origin)[0]
-        elif isinstance(acc, RougeLsumAccumulator):
-            want = _build(lsum_from_options, values, origin)
-        elif isinstance(acc, BleuAccumulator):
-            want = _build(lambda v: dureader_from_options(v)[1], values, origin)
-            want = type(want)(n_size=acc.settings.n_size, yesno_weight=want.yesno_weight,
-                              entity_weight=want.entity_weight, text=want.text)
-        else:
-            want = _build(rouge_from_options, values, origin)
-        if want != acc.settings:
-            raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: "
-                           f"{want.config()}")
-
-
-def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
-    result: Dict[str, float] = {}
-    ordered = [a for a in accs.values() if isinstance(a, RougeLAccumulator)] + \
-              [a for a in accs.values() if isinstance(a, BleuAccumulator)]
-    for acc in ordered:
-        name = ("ROUGE-Lsum" if isinstance(acc, RougeLsumAccumulator) else "ROUGE-L") \
-            if isinstance(acc, RougeLAccumulator) else f"BLEU-{acc.settings.n_size}"
-        if name in result:  # two states of one kind would print one number for two data sets
-            raise CliError(f"{where}: holds two {name} states")
-        try:
-            result[name] = acc.score()
-        except OverflowError as e:
-            raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
-    _check_finite(result, "the states' sums or settings are out of range")
-    return {k: _pct(v) for k, v in result.items()}
-
-
-def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
-    bases = {p: _split_engine(s)[0] for p, s in sigs.items()}
-    if len(set(bases.values())) > 1:
-        detail = "; ".join(f"{p}: {s}" for p, s in bases.items())
-        raise CliError(f"state files were made with different settings ({detail})")
-    if bases:
-        engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
-        return next(iter(bases.values())) + (f"|engine:{'+'.join(engines)}" if engines else "")
-    parts = []
-    for acc in metrics.values():
-        cfg = acc.settings.config()
-        parts.append(acc.metric_name + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
-    return "|".join(["merged"] + parts + [f"v:{__version__}"])
-
-
-def _distinct_inputs(paths: List[str]) -> None:
-    """The same state file twice (or a link to it) would count its data twice."""
-    seen: Dict[Tuple[int, int], str] = {}
-    for p in paths:
-        _check_input(p)
-        st = os.stat(p)
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            raise CliError(f"{p} is the same file as {seen[key]} (its data would be counted twice)")
-        seen[key] = p
-
-
-def cmd_merge(args) -> int:
-    _distinct_inputs(args.state_files)
-    files = [(p, _load_state_file(p)) for p in args.state_files]
-    metrics = _merged_metrics(files)
-    sigs = {p: f["signature"] for p, f in files if f["signature"] is not None}
-    signature = _merge_signature(metrics, sigs)
-    if args.config:
-        _check_merge_config(metrics, args.config)
-    result = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
-    _print_result(args, result, args.format, signature, [f"merged {len(files)} state files"])
-    return 0
-
-
-# -------------------------------------------------------------------- score
-
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -600,81 +325,9 @@ def _read_lines(path: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _score_lines(acc: RougeLAccumulator, hyps: List[str], refsets: List[List[str]],
-                 origin: Dict[str, str]) -> None:
-    """Line-aligned texts into ``acc``; ROUGE-Lsum: a line is a summary, ``<n>`` separates its
-    sentences under the newline split (a line cannot hold a newline)."""
-    if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
-        acc.hint.chosen()
-    n = len(hyps)
-    summary = isinstance(acc, RougeLsumAccumulator)
-    if summary and acc.settings.split == "newline":
-        hyps = [h.replace("<n>", "\n") for h in hyps]
-        refsets = [[r.replace("<n>", "\n") for r in rs] for rs in refsets]
-    bar = Progress(n, "scoring", min_total=2 * _BATCH)
-    for lo in range(0, n, _BATCH):
-        hi = min(lo + _BATCH, n)
-        ref_lists = [[rs[i] for rs in refsets] for i in range(lo, hi)]
-        if summary:
-            batch = make_lsum_batch(hyps[lo:hi], ref_lists, acc.settings.split, acc.tokenizer,
-                                    acc.settings.raw_text(), base=lo, hint=acc.hint)
-        else:
-            batch = make_batch(hyps[lo:hi], ref_lists, base=lo, tokenizer=acc.tokenizer, hint=acc.hint,
-                               words=acc.reads_words)
-        acc.add_now(batch)
-        bar.update(hi - lo)
-    bar.close()
-
-
-def _line_metric(args):
-    """(values, origin, settings, accumulator class, signature name) of `score` / text `compare`."""
-    values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + SUMMARY_OPTIONS)
-    if args.summary_level:
-        return values, origin, _build(lsum_from_options, values, origin), RougeLsumAccumulator, "rougeLsum"
-    if "split" in values:
-        raise CliError(f"{origin['split']}: a sentence split needs --summary-level (ROUGE-Lsum)")
-    return values, origin, _build(rouge_from_options, values, origin), RougeLAccumulator, "rougeL"
-
-
-def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
-                       ) -> Tuple[List[List[str]], List[List[str]]]:
-    """Each system's lines and each reference set's, every file read once, line-aligned."""
-    if [*hyp_paths, *ref_paths].count("-") > 1:
-        raise CliError("only one of --hyp and --ref can be - (standard input is read once)")
-    systems = [_read_lines(p) for p in hyp_paths]
-    refsets = [_read_lines(p) for p in ref_paths]
-    first = hyp_paths[0]
-    for p, lines in [*zip(hyp_paths[1:], systems[1:]), *zip(ref_paths, refsets)]:
-        if len(lines) != len(systems[0]):
-            raise CliError(f"{p} has {len(lines)} lines but {first} has {len(systems[0])} "
-                           "(files must be line-aligned)")
-    return systems, refsets
-
-
-def cmd_score(args) -> int:
-    values, origin, settings, acc_class, metric = _line_metric(args)
-    _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
-    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
-    keep = args.confidence is not None
-    acc = _build(lambda _: acc_class(settings, keep), values, origin)  # jieba missing, ...
-    _score_lines(acc, hyps, refsets, origin)
-    mean = acc.scores()
-    name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
-    scores = {name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall}
-    _check_finite(scores, _weights(values, origin))
-    signature = _signature(metric, settings, *_ci_signature(args))
-    text = _per_instance(args, ("line",), [(i + 1,) for i in range(len(hyps))], acc.per_instance())
-    if keep:  # the interval is of the score (F); P and R are printed as they are
-        scores = {name: scores[name]}
-    if args.by is None:
-        result, fmt = _scores_result(args, {name: acc}, scores)
-    else:  # scores per group (cli_report.py), computed before the outputs are written
-        from . import cli_report
-        keys = cli_report.line_keys(args.by, len(hyps), refsets, acc.tokenizer)
-        result, fmt = cli_report.breakdown_result(args, {name: acc}, scores, keys, args.by)
-    _write_results(args, text, {acc.state_key: acc.state_dict()}, signature)
-    _print_result(args, result, fmt, signature, [f"lines scored: {len(hyps)}"])
-    return 0
+def _types_signature(parts: List[tuple], *extra: str) -> str:
+    """Every setting of every type (once), then the version; the engine last."""
+    return "|".join([types_signature(parts), *extra, f"v:{__version__}", f"engine:{engine.backend()}"])
 
 
 # ------------------------------------------------------------------- parser
@@ -686,6 +339,19 @@ def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str
                        choices=o.choices, default=None, help=o.help)
 
 
+def _confidence(text: str) -> float:
+    """A level in (0, 1); a whole number >= 1 is the old resample count (see _check_resamples)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}") from None
+    if 0 < v < 1:
+        return v
+    if v >= 1 and text.strip().isdigit():
+        return int(text)  # the old resample count
+    raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}")
+
+
 def _count(text: str) -> int:
     v = int(text)
     if v < 1:
@@ -694,18 +360,33 @@ def _count(text: str) -> int:
 
 
 def _check_resamples(args) -> None:
-    """Resample counts for a 95% interval (the rule: stats.check_resamples), before any input is read."""
+    """The interval's level and resample count (the rule: stats.check_resamples), before any input
+    is read.  ``--confidence N`` with N a count (the old spelling) means ``--resamples N``."""
     from .stats import check_resamples
 
-    counts = [("--confidence", getattr(args, "confidence", None))]
-    if getattr(args, "method", None) == "paired_bootstrap":  # randomization trials: any count
-        counts.append(("--resamples", args.resamples))
-    for flag, n in counts:
-        try:
-            if n is not None:
-                check_resamples(n, 0.95)
-        except ValueError as e:
-            raise CliError(f"{flag}: {e}") from None
+    if not hasattr(args, "confidence"):
+        return
+    level, flag = args.confidence, "--resamples"
+    if level is not None and level >= 1:  # the old --confidence N (a resample count)
+        if getattr(args, "resamples", None) is not None:
+            raise CliError("--confidence takes a level (e.g. 0.95) with --resamples N")
+        warnings.warn(f"--confidence {level} as a resample count is deprecated: use --confidence "
+                      f"[LEVEL] --resamples {level}", DeprecationWarning)
+        args.confidence, args.resamples, flag = 0.95, level, "--confidence"
+    elif level is None and getattr(args, "resamples", None) is not None and getattr(args, "method", None) is None:
+        raise CliError("--resamples needs --confidence (a bootstrap interval of each score)")
+    if getattr(args, "method", None) is not None:  # compare: the interval of the difference
+        args.confidence = 0.95 if args.confidence is None else args.confidence
+        if args.method != "paired_bootstrap":  # randomization trials: any count
+            return
+    elif args.confidence is None:
+        return
+    elif args.resamples is None:
+        args.resamples = 1000
+    try:
+        check_resamples(1000 if args.resamples is None else args.resamples, args.confidence)
+    except ValueError as e:
+        raise CliError(f"{flag}: {e}") from None
 
 
 def _seed(text: str) -> int:
@@ -715,16 +396,31 @@ def _seed(text: str) -> int:
     return v
 
 
-def _add_summary(p: argparse.ArgumentParser) -> None:
+def _rouge_types(text: str) -> List[str]:
+    try:
+        return rouge_types(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _add_summary(p: argparse.ArgumentParser, types: bool = True) -> None:
+    if types:
+        p.add_argument("--rouge-types", "--rouge_types", dest="rouge_types", type=_rouge_types, default=None,
+                       metavar="TYPES", help="comma-separated: rouge1, rouge2 (any rougeN), rougeL "
+                                             "(default), rougeLsum; every type in one table / JSON")
     p.add_argument("--summary-level", "--summary_level", dest="summary_level", action="store_true",
-                   help="ROUGE-Lsum (summary-level, union LCS over sentences) instead of ROUGE-L")
-    _add_options(p, SUMMARY_OPTIONS)
+                   help="ROUGE-Lsum (summary-level, union LCS over sentences) instead of ROUGE-L "
+                        "(= --rouge-types rougeLsum)")
+    _add_options(p, [OPTIONS[k] for k in _TYPE_OPTIONS])
 
 
 def _add_confidence(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--confidence", nargs="?", const=1000, type=_count, default=None, metavar="N",
-                   help="95%% percentile bootstrap interval of each score over instances, N "
-                        "resamples (default 1000, at least 40; at least 2 instances)")
+    p.add_argument("--confidence", nargs="?", const=0.95, type=_confidence, default=None, metavar="LEVEL",
+                   help="percentile bootstrap interval of each score over instances at LEVEL "
+                        "(default 0.95; at least 2 instances)")
+    p.add_argument("--resamples", type=_count, default=None, metavar="N",
+                   help="bootstrap resamples of --confidence (default 1000; at least 40 at 0.95, "
+                        "200 at 0.99)")
     p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
 
 
@@ -739,6 +435,16 @@ def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
                    help="write the metrics' state (for `merge`; - for standard output)")
     p.add_argument("--format", choices=("json", "table"), default="json",
                    help="json (default: one line on stdout, scores x100) or table")
+
+
+def _command(module: str, name: str):
+    """A command's function, from its module (which imports this one for the shared helpers)."""
+    def run(args) -> int:
+        import importlib
+
+        return getattr(importlib.import_module(f".{module}", __package__), name)(args)
+
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -758,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "weighted bonus in tokens (the largest over its references)")
     _add_confidence(d)
     _add_by(d, dureader=True, text=False)
-    d.set_defaults(func=cmd_dureader)
+    d.set_defaults(func=_command("cli_dureader", "cmd_dureader"))
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
     sc.add_argument("--hyp", required=True, help="hypotheses, one per line (- for standard input)")
@@ -769,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_outputs(sc, "write one row per hypothesis line: line, P, R, F (0-1)")
     _add_confidence(sc)
     _add_by(sc, dureader=False, text=True)
-    sc.set_defaults(func=cmd_score)
+    sc.set_defaults(func=_command("cli_score", "cmd_score"))
 
     c = sub.add_parser("compare", help="is system B better than A? paired test on the same references")
     c.add_argument("--ref_file", "--ref-file", help="DuReader references (with two --pred_file)")
@@ -781,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--resamples", type=_count, default=None,
                    help="bootstrap resamples (default 1000, at least 40) or randomization trials "
                         "(default 10000); at least 2 instances")
+    c.add_argument("--confidence", type=_confidence, default=None, metavar="LEVEL",
+                   help="level of the interval of the difference (default 0.95)")
     c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
@@ -788,13 +496,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--config", help="YAML config file or preset name")
     c.add_argument("--format", choices=("json", "table"), default="json")
     _add_by(c, dureader=True, text=True)
-    c.set_defaults(func=cmd_compare, confidence=None)
+    c.set_defaults(func=_command("cli_score", "cmd_compare"))
 
     m = sub.add_parser("merge", help="combine state files into the score of all their data")
     m.add_argument("state_files", nargs="+", metavar="STATE_FILE")
     m.add_argument("--config", help="check the states were made with this config")
     m.add_argument("--format", choices=("json", "table"), default="json")
-    m.set_defaults(func=cmd_merge)
+    m.set_defaults(func=_command("cli_merge", "cmd_merge"))
 
     from . import cli_report  # explain, report (cli_report.py)
     cli_report.add_parsers(sub)

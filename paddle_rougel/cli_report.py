@@ -9,16 +9,15 @@ group's paired test with ``"p_holm"``, the p-value adjusted for the number of gr
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import numpy as np
-
-from . import cli, procio
-from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
+from . import cli, cli_dureader, cli_score, procio
 from .cli import CliError, _pct
+from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
+from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
+from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["DUREADER_BY", "add_by", "add_parsers", "breakdown_result", "compare_breakdown_result",
            "dureader_keys", "line_keys", "compare_keys"]
@@ -83,8 +82,7 @@ def _cell(args, group, name: str) -> Any:
 
 
 def _breakdown_rows(args, accs: Dict[str, Any], keys: Sequence, by: str) -> Dict[str, dict]:
-    level = None if args.confidence is None else 0.95
-    res = grouped([accs], keys, level, args.confidence or 1000, args.seed, _order(by))
+    res = grouped([accs], keys, args.confidence, args.resamples or 1000, args.seed, _order(by))
     rows: Dict[str, dict] = {}
     for key, g in res.items():
         row = rows[str(key)] = {"count": g.count}
@@ -111,7 +109,7 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
         if args.confidence is None:
             overall[name] = _pct(scores[name])
         else:
-            iv = acc.confidence_interval(args.confidence, 0.95, args.seed)
+            iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
             low, high = _pct(iv.low), _pct(iv.high)
             overall[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
                              "low": low, "high": high}
@@ -132,7 +130,7 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
     adjusted for the number of groups by Holm's method (``p_holm``); (result, format)."""
     groups: Dict[str, dict] = {}
     for name in runs[0]:
-        res = compare_breakdown(runs[0][name], runs[1][name], keys, args.method, args.resamples, 0.95,
+        res = compare_breakdown(runs[0][name], runs[1][name], keys, args.method, args.resamples, args.confidence,
                                 args.seed, _order(by))
         for key, g in res.items():
             c = g.comparison
@@ -206,7 +204,7 @@ def _cmd_report(args) -> int:
 
 
 def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
-    from .settings import BONUS_OPTIONS, OPTIONS, TEXT_OPTIONS
+    from .metrics import OPTIONS
 
     act = "append" if multi else "store"
     p.add_argument("--ref_file", "--ref-file", help="DuReader references (JSON lines or .zip)")
@@ -216,7 +214,7 @@ def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
     p.add_argument("--hyp", action=act, help="text hypotheses, one per line" + (" (A, then optionally B)" if multi else ""))
     cli._add_options(p, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     cli._add_options(p, BONUS_OPTIONS)
-    cli._add_summary(p)
+    cli._add_summary(p, types=False)
     p.add_argument("--config", help="YAML config file or preset name")
 
 
@@ -251,12 +249,12 @@ def cmd_explain(args) -> int:
             raise CliError("explain DuReader files with --ref_file R --pred_file P --question_id Q")
         if args.summary_level or getattr(args, "split", None):
             raise CliError("--summary-level and --split are for text files (--hyp/--ref)")
-        values, origin = cli._choices(args, cli.ROUGE_OPTIONS + cli.TEXT_OPTIONS + cli.BONUS_OPTIONS)
-        rouge_s, _ = cli._build(cli.dureader_from_options, values, origin)
-        (contest,) = cli._read_contests(args, [args.pred_file])
+        values, origin = cli._choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
+        rouge_s, _ = cli._build(dureader_from_options, values, origin)
+        (contest,) = cli_dureader._read_contests(args, [args.pred_file])
         i = _find_question(contest, args.question_id)
         sub = _one_question(contest, i)
-        accs, _ = cli._contest_metrics(sub, values, origin, keep=False)
+        accs, _ = cli_dureader._contest_metrics(sub, values, origin, keep=False)
         f = float(accs["ROUGE-L"].per_instance().fmeasure[0])
         settings, cand, refs = rouge_s, contest.cands[i], contest.ref_lists[i]
         title = f"question {contest.qids[i]} ({contest.types[i]})"
@@ -266,8 +264,8 @@ def cmd_explain(args) -> int:
             raise CliError("explain text files with --hyp H --ref R [--ref R2 ...] --line N, or "
                            "DuReader files with --ref_file R --pred_file P --question_id Q")
         no_bonus(args)
-        values, origin, settings, acc_class, _ = cli._line_metric(args)
-        (hyps,), refsets = cli._read_score_inputs([args.hyp], args.ref)
+        values, origin, settings, acc_class, _ = cli_score._line_metric(args)
+        (hyps,), refsets = cli_score._read_score_inputs([args.hyp], args.ref)
         n = args.line
         if n > len(hyps):
             raise CliError(f"--line {n}: {args.hyp} has {len(hyps)} lines")
@@ -275,7 +273,7 @@ def cmd_explain(args) -> int:
         if args.summary_level and settings.split == "newline":
             cand, refs = cand.replace("<n>", "\n"), [r.replace("<n>", "\n") for r in refs]
         acc = cli._build(lambda _: acc_class(settings), values, origin)
-        cli._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
+        cli_score._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
         f = float(acc.per_instance().fmeasure[0])
         title = f"line {n}"
         metric = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"

@@ -1,7 +1,7 @@
 """Config files: the metrics' settings read from YAML, and the shipped presets.
 
 A config file is a YAML mapping whose keys are the settings' names (all
-optional; see :data:`paddle_rougel.settings.OPTIONS`, the one table of them):
+optional; see :data:`paddle_rougel.metrics.OPTIONS`, the one table of them):
 
 * ``gamma``: F = (1 + g^2) P R / (R + g^2 P) (paddlenlp, DuReader); default 1.2;
 * ``alpha``: instead of gamma, ROUGE-1.5.5's 1/F = alpha/P + (1 - alpha)/R;
@@ -35,7 +35,7 @@ shown by :func:`shown`, which formats at most a few items of a few levels
 >>> sorted(read_config("rouge155"))
 ['alpha', 'multi_ref', 'tokenize']
 >>> preset("rouge_chinese")
-{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'jieba', 'normalize': 'none'}
+{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'jieba', 'normalize': 'none', 'distinct': True}
 """
 from __future__ import annotations
 
@@ -44,13 +44,14 @@ import os
 import reprlib
 from typing import Any, Dict, Tuple
 
-from .settings import OPTIONS, suggest
+from .settings import suggest
 
 __all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path", "preset", "shown"]
 
 PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t")
 # the settings compute() takes; the DuReader bonus weights apply to the contest scorer only
-COMPUTE_KEYS = ("gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase", "stem", "split")
+COMPUTE_KEYS = ("gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase", "stem", "split",
+                "distinct")
 _LEGACY_BONUS = {"alpha": "yesno_weight", "beta": "entity_weight"}
 
 
@@ -91,6 +92,8 @@ def shown(v: Any, limit: int = 40) -> str:
 
 def _typed(v: Any, key: str, where: str) -> Any:
     """A value of the option's type (finite numbers, bools, choices); ranges are the settings' job."""
+    from .metrics import OPTIONS
+
     opt = OPTIONS[key]
     if opt.parse is float:
         try:  # float() of a huge YAML integer overflows rather than giving inf
@@ -180,6 +183,8 @@ def _load_yaml(path: str) -> dict:
 
 def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
     """A YAML config (path or preset name) as ``{key: (value, where)}``; unknown keys are errors."""
+    from .metrics import OPTIONS
+
     path = resolve_config_path(spec)
     data = _load_yaml(path)
     out: Dict[str, Tuple[Any, str]] = {}
@@ -197,7 +202,7 @@ def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
             raise ConfigError(f"{path}: unknown key {key!r}{suggest(str(key), OPTIONS)} "
                               f"(known: {', '.join(OPTIONS)})")
         out[key] = (_typed(val, key, path), f"{path}: {key!r}")
-    if "gamma" in out and "alpha" in out:
+    if "gamma" in out and "alpha" in out:  # scoring.weighting's rule, named by file
         raise ConfigError(f"{path}: give 'gamma' or 'alpha', not both")
     return out
 

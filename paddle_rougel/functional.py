@@ -1,14 +1,16 @@
-"""Functional ROUGE-L: ``compute`` (text in, numbers out) and TF-Text's ``rouge_l``.
+"""Functional API: ``compute`` (text in, numbers out, every ROUGE type), ``compare``, and the
+per-pair calls of each metric (``rouge_l``, ``rouge_lsum``, ``rouge_n``: in their metric modules).
 
-``compute(predictions, references, **settings)`` scores a whole set in one
-call and returns a plain dict (as ``evaluate``'s ``rouge.compute`` and
-torchmetrics' functional calls).  ``rouge_l`` is TF-Text compatible: one
-reference per hypothesis, per-pair F, P and R as float64 arrays.
+``compute(predictions, references, rouge_types=[...], **settings)`` scores a whole set in one
+call and returns a plain dict with ``evaluate``'s key names (``rouge1``, ``rouge2``,
+``rougeL``, ``rougeLsum``, each with ``_precision`` / ``_recall``), as ``evaluate``'s
+``rouge.compute`` and torchmetrics' functional calls.  The types are read from the metric
+registry (:mod:`paddle_rougel.metrics`).
 
-``alpha`` weights the harmonic mean as ROUGE-1.5.5 does
-(1/F = alpha/P + (1 - alpha)/R); ``None`` means 0.5; a negative alpha selects
-tensor2tensor's formula.  The metric classes' ``gamma`` is the same weighting:
-alpha = 1 / (1 + gamma^2).
+``rouge_l`` is TF-Text compatible: one reference per hypothesis, per-pair F, P and R.
+``alpha`` weights the harmonic mean as ROUGE-1.5.5 does (1/F = alpha/P + (1 - alpha)/R);
+``None`` means 0.5; a negative alpha selects tensor2tensor's formula; ``gamma`` is the same
+weighting as the metric classes spell it (alpha = 1 / (1 + gamma^2)).
 
 >>> f, p, r = rouge_l([["captain", "of", "the", "delta", "flight"], ["the", "1990", "transcript"]],
 ...                   [["delta", "air", "lines", "flight"], ["this", "concludes", "the", "transcript"]])
@@ -19,184 +21,64 @@ RougeLOutput(f_measure=array([0.5]), p_measure=array([0.5]), r_measure=array([1.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
-import numpy as np
 
-from . import __version__, accumulators, engine, scoring
-from .accumulators import RougeLAccumulator, RougeLsumAccumulator
-from .hints import Hinter
-from .inputs import check_tokens, make_batch, str_pairs_batch
-from .lsum import make_lsum_batch, score_batch
-from .settings import RougeLSettings, RougeLsumSettings
-from .text import TextSettings
+from . import __version__, accumulators, engine
+from .metrics import resolve_type, rouge_types as _types
+from .metrics.rouge_l import rouge_l
+from .metrics.rouge_lsum import rouge_lsum
+from .metrics.rouge_n import RougeNAccumulator, rouge_n
+from .ngrams import ngram_overlap
+from .scoring import RougeLOutput
+from .settings import SettingsError
 
-__all__ = ["RougeLOutput", "rouge_l", "rouge_lsum", "lcs_length", "compute", "compare"]
+__all__ = ["RougeLOutput", "rouge_l", "rouge_lsum", "rouge_n", "lcs_length", "compute", "compare",
+           "ROUGE_TYPES", "signature", "score_all"]
 
 lcs_length = engine.lcs_length
 
-
-class RougeLOutput(NamedTuple):
-    """Per-pair ROUGE-L, field names as TF-Text."""
-
-    f_measure: np.ndarray
-    p_measure: np.ndarray
-    r_measure: np.ndarray
-
-
-def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] = None, *,
-            tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
-            stem: bool = False) -> RougeLOutput:
-    """ROUGE-L F, P and R of each (hypothesis, reference) pair.
-
-    Args:
-        hypotheses: N token sequences (a str is a sequence of characters).
-        references: N token sequences, one per hypothesis.
-        alpha: None (0.5), a weight in [0, 1] (1 -> F = P, 0 -> F = R), or a
-            negative number for tensor2tensor mode. alpha > 1 is a ValueError.
-        tokenize, normalize, lowercase, stem: how a ``str`` becomes tokens
-            (:mod:`paddle_rougel.text`; default: its characters as given).
-
-    Returns:
-        ``RougeLOutput(f_measure, p_measure, r_measure)``, float64 arrays [N].
-        A pair with an empty side scores 0, 0, 0.
-    """
-    a = scoring.check_alpha(alpha)
-    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise TypeError("rouge_l takes a list of hypotheses and a list of references, not a single str")
-    if len(hypotheses) != len(references):
-        raise ValueError(f"rouge_l: got {len(hypotheses)} hypotheses but {len(references)} references")
-    text = TextSettings(tokenize, normalize, lowercase, stem)
-    tok = RougeLSettings(text=text).tokenizer()
-    hint = Hinter(text)
-    res = engine.lcs_pairs(hypotheses, references) if tok is None else None  # strs: one C call
-    if res is not None:
-        hint(hypotheses, references)
-        p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
-        f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
-        return RougeLOutput(f, p, r)
-    batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, hint=hint, words=True,
-                       snapshot=False)  # errors name the instance
-    res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
-    p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
-    f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
-    return RougeLOutput(f, p, r)
-
-
-def _ref_list(pred: Any, refs: Any, i: int) -> Any:
-    """One prediction's references: a single reference of the prediction's kind, or a list of them."""
-    if isinstance(refs, str) or refs is None:
-        return [refs]
-    if isinstance(pred, str):
-        return refs  # a str prediction: a list here is a list of references
-    items = refs.tolist() if isinstance(refs, np.ndarray) and refs.ndim == 1 else refs
-    try:
-        first = next(iter(items), None)
-    except TypeError:
-        return [refs]  # not iterable: make_batch names the problem
-    # token lists: a list whose items are sequences (not str tokens) is a list of references
-    if isinstance(first, (list, tuple, np.ndarray)):
-        return refs
-    return [check_tokens(refs, f"instance {i}, reference 0")]
-
-
-def _depth(x: Any) -> int:
-    """Nesting by first items: a str or a token 0, a list / tuple / array one more than its first
-    item (an empty one 1).  ``"ab"`` 0, ``["s1", "s2"]`` 1, ``[["a", "b"], ["c"]]`` 2."""
-    d = 0
-    while isinstance(x, (list, tuple, np.ndarray)):
-        d += 1
-        if len(x) == 0:
-            break
-        x = x[0]
-    return d
-
-
-def _lsum_refs(pred: Any, refs: Any) -> Any:
-    """One prediction's references for ROUGE-Lsum: a str is one reference; a reference with the
-    prediction's shape (sentences of a prediction given as a list of sentences) is one
-    reference, as the prediction is one summary; deeper, a list of references."""
-    if isinstance(refs, str) or refs is None:
-        return [refs]
-    if not isinstance(pred, str) and isinstance(refs, (list, tuple, np.ndarray)) \
-            and _depth(refs) <= _depth(pred):
-        return [refs]
-    return refs
-
-
-_SEQS = {list, tuple}
-
-
-def _one_reference_each(predictions: list, references: list) -> bool:
-    """What _ref_list decides item by item, for the two common cases at once: every reference
-    a str, or every prediction and reference a list/tuple of tokens that are not sequences."""
-    rtypes = set(map(type, references))
-    if rtypes <= {str}:
-        return True
-    if not (rtypes <= _SEQS and set(map(type, predictions)) <= _SEQS):
-        return False
-    return not {type(r[0]) for r in references if r} & {list, tuple, np.ndarray}
-
-
-def _weighting(gamma: Optional[float], alpha: Optional[float]) -> dict:
-    if gamma is not None and alpha is not None:
-        raise ValueError("compute: give gamma or alpha, not both")
-    return dict(gamma=None, alpha=alpha) if alpha is not None else \
-        dict(gamma=1.2 if gamma is None else gamma)
-
-
-def _rouge_l_part(predictions: list, references: list, text: TextSettings, weight: dict,
-                  multi_ref: str, per_instance: bool) -> dict:
-    settings = RougeLSettings(multi_ref=multi_ref, text=text, **weight)
-    acc = RougeLAccumulator(settings)
-    batch = str_pairs_batch(predictions, references, acc.tokenizer)  # strs, one reference each
-    if batch is not None:
-        acc.hint(predictions, references)
-    else:
-        if _one_reference_each(predictions, references):  # 1-tuples at C speed
-            ref_lists = list(zip(references))
-        else:
-            ref_lists = [_ref_list(p, r, i) for i, (p, r) in enumerate(zip(predictions, references))]
-        batch = make_batch(predictions, ref_lists, tokenizer=acc.tokenizer, hint=acc.hint, words=True,
-                           snapshot=False)
-    s = acc.add_now(batch)[0]
-    return _part("rougeL", acc, s, per_instance), settings
-
-
-def _rouge_lsum_part(predictions: list, references: list, text: TextSettings, weight: dict,
-                     multi_ref: str, split: str, per_instance: bool) -> dict:
-    settings = RougeLsumSettings(multi_ref=multi_ref, split=split, text=text, **weight)
-    acc = RougeLsumAccumulator(settings)
-    if set(map(type, references)) <= {str}:  # one reference each (no list per instance)
-        batch = make_lsum_batch(predictions, references, split, acc.tokenizer, settings.raw_text(),
-                                one_ref=True, hint=acc.hint)
-    else:
-        refs = [_lsum_refs(p, r) for p, r in zip(predictions, references)]
-        batch = make_lsum_batch(predictions, refs, split, acc.tokenizer, settings.raw_text(), hint=acc.hint)
-    return _part("rougeLsum", acc, acc.add_now(batch)[0], per_instance), settings
-
-
-def _part(name: str, acc, s, per_instance: bool) -> dict:
-    mean = acc.scores()
-    out = {name: mean.fmeasure, f"{name}_precision": mean.precision, f"{name}_recall": mean.recall}
-    if per_instance:
-        out["per_instance"] = {name: s.fmeasure, f"{name}_precision": s.precision,
-                               f"{name}_recall": s.recall}
-    return out
-
-
-ROUGE_TYPES = ("rougeL", "rougeLsum")
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")  # the usual ones; rougeN for any n
 _DEFAULTS = {"multi_ref": "max_pr", "tokenize": "char", "normalize": "none", "stem": False,
-             "split": "newline"}  # compute's settings left None (gamma, alpha, lowercase: None)
+             "split": "newline", "distinct": False}  # left None: gamma, alpha, lowercase
+
+
+def signature(parts: List[tuple]) -> str:
+    """One signature of several types: ``rouge1+rougeL|<every setting, once>``.
+
+    ``parts``: ``(type name, spec, params, settings)``; a setting the type name
+    fixes (ROUGE-N's ``n:2``) is said by the name and left out."""
+    names, seen = [], []
+    for name, _spec, params, settings in parts:
+        names.append(name)
+        for part in settings.signature().split("|"):
+            if part.split(":", 1)[0] not in params and part not in seen:
+                seen.append(part)
+    return "|".join(["+".join(names), *seen])
+
+
+def _settings_values(preset: Optional[str], given: Dict[str, Any]) -> Dict[str, Any]:
+    """The option values of compute's keywords over a preset's, then the defaults."""
+    if preset is not None:
+        from .config import preset as preset_values
+
+        base = preset_values(preset)
+        if given.get("gamma") is not None or given.get("alpha") is not None:
+            base.pop("gamma", None), base.pop("alpha", None)  # the caller's weighting replaces the preset's
+        given = {k: base.get(k) if v is None else v for k, v in given.items()}
+    for k, v in _DEFAULTS.items():
+        if given[k] is None:
+            given[k] = v
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = ("rougeL",),
             gamma: Optional[float] = None, alpha: Optional[float] = None,
             multi_ref: Optional[str] = None, tokenize: Any = None, normalize: Optional[str] = None,
             lowercase: Optional[bool] = None, stem: Optional[bool] = None,
-            split: Optional[str] = None, per_instance: bool = False,
+            split: Optional[str] = None, distinct: Optional[bool] = None, per_instance: bool = False,
             preset: Optional[str] = None) -> dict:
-    """ROUGE-L (and ROUGE-Lsum) of a set of predictions against their references, in one call.
+    """ROUGE-1, ROUGE-2, ROUGE-L, ROUGE-Lsum (any of them) of a set of predictions, in one call.
 
     Args:
         predictions: N predictions, each a str or a token list (ROUGE-Lsum: a str
@@ -207,7 +89,9 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
             sentences, a list of the same shape (``[s1, s2]``) is one reference, a
             list of such lists (``[[s1, s2], [t1]]``) several; for a str prediction,
             a list is a list of references (``[[s1, s2]]``: one, given as sentences).
-        rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level), or both.
+        rouge_types: names as ``evaluate``'s: ``"rouge1"``, ``"rouge2"`` (any
+            ``"rougeN"``), ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level);
+            a list, or one name.
         gamma / alpha: the F weighting (default gamma 1.2; give one of them).
         preset: a shipped preset's settings (``"rouge155"``, ``"rouge_chinese"``, ...:
             :func:`paddle_rougel.config.preset`); the settings given here override it
@@ -218,6 +102,7 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`;
             default characters as given).
         split: ROUGE-Lsum's sentence splitter: ``"newline"`` (default), ``"zh"`` or ``"en"``.
+        distinct: ROUGE-N counts each distinct n-gram once (rouge-chinese); default False.
         per_instance: also return the per-instance figures.
 
     Returns:
@@ -231,53 +116,70 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     >>> round(out["rougeL"], 6), out["count"]
     (0.833333, 1)
     >>> out = compute(["the cat sat\\nit was happy"], ["a cat sat down\\nit was very happy"],
-    ...               rouge_types=["rougeL", "rougeLsum"], tokenize="whitespace", gamma=1.0)
-    >>> round(out["rougeL"], 6), round(out["rougeLsum"], 6)
-    (0.714286, 0.714286)
+    ...               rouge_types=["rouge1", "rouge2", "rougeL", "rougeLsum"], tokenize="whitespace",
+    ...               gamma=1.0)
+    >>> [round(out[t], 6) for t in ("rouge1", "rouge2", "rougeL", "rougeLsum")]
+    [0.714286, 0.333333, 0.714286, 0.714286]
     >>> out = compute(["a b c d"], [["a", "a b c d e"]], preset="rouge155")   # ROUGE-1.5.5 -f A
     >>> round(out["rougeL_recall"], 6), out["rougeL_precision"]
     (0.833333, 0.625)
     """
-    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
-    if not types or any(t not in ROUGE_TYPES for t in types):
-        raise ValueError(f"compute: rouge_types must name some of {', '.join(ROUGE_TYPES)}, "
-                         f"got {rouge_types!r}")
+    try:
+        types = _types(rouge_types)
+    except SettingsError as e:
+        raise ValueError(f"compute: rouge_types: {e}") from None
     if isinstance(predictions, (str, bytes)) or isinstance(references, (str, bytes)):
         raise TypeError("compute takes a list of predictions and a list of references, not a str")
     predictions, references = list(predictions), list(references)
     if len(predictions) != len(references):
         raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
-    given = dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
-                 normalize=normalize, lowercase=lowercase, stem=stem, split=split)
-    if preset is not None:
-        from .config import preset as preset_values
-
-        base = preset_values(preset)
-        if gamma is not None or alpha is not None:  # the caller's weighting replaces the preset's
-            base.pop("gamma", None), base.pop("alpha", None)
-        given = {k: base.get(k) if v is None else v for k, v in given.items()}
-    for k, v in _DEFAULTS.items():
-        if given[k] is None:
-            given[k] = v
-    gamma, alpha, multi_ref, split = given["gamma"], given["alpha"], given["multi_ref"], given["split"]
-    text = TextSettings(given["tokenize"], given["normalize"], given["lowercase"], given["stem"])
-    weight = _weighting(gamma, alpha)
-    out: dict = {}
+    values = _settings_values(preset, dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
+                                           normalize=normalize, lowercase=lowercase, stem=stem, split=split,
+                                           distinct=distinct))
+    if gamma is not None and alpha is not None:
+        raise ValueError("compute: give gamma or alpha, not both")
     parts = []
-    if "rougeL" in types:
-        parts.append(_rouge_l_part(predictions, references, text, weight, multi_ref, per_instance))
-    if "rougeLsum" in types:
-        parts.append(_rouge_lsum_part(predictions, references, text, weight, multi_ref, split,
-                                      per_instance))
-    for part, _ in parts:
-        per = part.pop("per_instance", None)
-        out.update(part)
-        if per is not None:
-            out.setdefault("per_instance", {}).update(per)
-    names = "+".join(t for t in ROUGE_TYPES if t in types)
+    for name in types:
+        spec, params = resolve_type(name)
+        parts.append((name, spec, params, spec.from_options({**values, **params})))
+    accs = {name: spec.accumulator(settings) for name, spec, _, settings in parts}
+    score_all(accs, predictions, references)
+    out: dict = {}
+    per: dict = {}
+    for name, acc in accs.items():
+        mean = acc.scores()
+        out.update({name: mean.fmeasure, f"{name}_precision": mean.precision, f"{name}_recall": mean.recall})
+        if per_instance:
+            s = acc.per_instance()
+            per.update({name: s.fmeasure, f"{name}_precision": s.precision, f"{name}_recall": s.recall})
+    if per_instance:
+        out["per_instance"] = per
     out["count"] = len(predictions)
-    out["signature"] = f"{names}|{parts[-1][1].signature()}|v:{__version__}"
+    out["signature"] = f"{signature(parts)}|v:{__version__}"
     return out
+
+
+def score_all(accs: Dict[str, Any], predictions: list, references: list, base: int = 0) -> None:
+    """Score every type (``{name: accumulator}``) on the same inputs: one batch per way of
+    reading them, and ROUGE-N's orders counted in one pass when their settings agree.
+    ``base``: the index of the first instance (in error messages)."""
+    batches: Dict[Any, Any] = {}
+    grams: Dict[Any, List[tuple]] = {}
+    for name, acc in accs.items():
+        key = (type(acc).compute_batch, acc.settings.text)
+        if key not in batches:
+            batches[key] = acc.compute_batch(predictions, references, base)
+        batch = batches[key]
+        if isinstance(acc, RougeNAccumulator):
+            grams.setdefault((id(batch), acc.settings.distinct), []).append((acc, batch))
+        else:
+            acc.add_now(batch)
+    for (_, distinct), group in grams.items():
+        batch = group[0][1]
+        orders = tuple(sorted({a.settings.n for a, _ in group}))
+        res = ngram_overlap(batch.cands, batch.ref_lists, orders, distinct=distinct, words=batch.words)
+        for acc, _ in group:
+            acc.add_scored(*acc.score_counts(res, orders.index(acc.settings.n)))
 
 
 def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
@@ -292,9 +194,8 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
     Returns a :class:`paddle_rougel.stats.Comparison`: ``score_a``, ``score_b``,
     ``difference`` (B - A), its interval ``low``/``high``, ``p_value`` (two-sided).
 
-    >>> from paddle_rougel.accumulators import RougeLAccumulator
+    >>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
     >>> from paddle_rougel.inputs import make_batch
-    >>> from paddle_rougel.settings import RougeLSettings
     >>> a, b = RougeLAccumulator(RougeLSettings()), RougeLAccumulator(RougeLSettings())
     >>> refs = [["abcd"]] * 40
     >>> a.add(make_batch(["abxx"] * 40, refs)); b.add(make_batch(["abcx"] * 40, refs))
@@ -309,44 +210,3 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
     if getattr(system_a, "sync_dist", False) or getattr(system_b, "sync_dist", False):
         from ._paddle import all_gather_rows as gather
     return accumulators.compare(acc(system_a), acc(system_b), method, resamples, confidence, seed, gather)
-
-
-# --------------------------------------------------------------- ROUGE-Lsum
-
-def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float] = None, *,
-               split: str = "newline", tokenize: Any = "char", normalize: str = "none",
-               lowercase: Optional[bool] = None, stem: bool = False) -> RougeLOutput:
-    """ROUGE-Lsum (summary-level, union LCS) F, P and R of each (hypothesis, reference) pair.
-
-    Exactly rouge-score 0.1.2's ``rougeLsum`` (with ``tokenize="rouge_score"``).
-
-    Args:
-        hypotheses: N summaries: a str (split into sentences by ``split``:
-            ``"newline"``, ``"zh"`` or ``"en"``, see :mod:`paddle_rougel.lsum`) or a
-            list of sentences (each a str or a token list).
-        references: N summaries of the same kinds, one per hypothesis.
-        alpha: as :func:`rouge_l` (None = 0.5; negative: tensor2tensor's formula).
-        tokenize, normalize, lowercase, stem: text settings, applied to each sentence.
-
-    Returns:
-        ``RougeLOutput(f_measure, p_measure, r_measure)``, float64 arrays [N].
-
-    >>> out = rouge_lsum(["the cat sat\\nit was happy"], ["a cat sat down\\nit was very happy"],
-    ...                  tokenize="whitespace")
-    >>> out.p_measure.round(6).tolist(), out.r_measure.round(6).tolist()
-    ([0.833333], [0.625])
-    """
-    a = scoring.check_alpha(alpha)
-    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
-        raise TypeError("rouge_lsum takes a list of hypotheses and a list of references, not a single str")
-    hypotheses, references = list(hypotheses), list(references)
-    if len(hypotheses) != len(references):
-        raise ValueError(f"rouge_lsum: got {len(hypotheses)} hypotheses but {len(references)} references")
-    settings = RougeLsumSettings(split=split, text=TextSettings(tokenize, normalize, lowercase, stem))
-    acc = RougeLsumAccumulator(settings)
-    batch = make_lsum_batch(hypotheses, references, split, acc.tokenizer, settings.raw_text(),
-                            one_ref=True, hint=acc.hint)
-    res = score_batch(batch.cands, batch.ref_lists, acc._prepare, chars=settings.text_mode() == "char")
-    p, r = scoring.precision_recall(res.hits, res.cand_len, res.ref_len)
-    f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
-    return RougeLOutput(f, p, r)

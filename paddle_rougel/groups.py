@@ -109,10 +109,10 @@ def _score(statistic, x: np.ndarray) -> float:
 def _columns(acc) -> Tuple[np.ndarray, Any]:
     """The per-instance columns the score reads, and the statistic over them (ROUGE-L: only
     the F column is resampled; its resampled sums are the same numbers)."""
-    from .accumulators import RougeLAccumulator
+    from .accumulators import PrfAccumulator
 
     cols = acc.instance_columns()
-    if isinstance(acc, RougeLAccumulator):
+    if isinstance(acc, PrfAccumulator):
         return cols[:, 2:3], stats.mean_statistic(0)
     return cols, acc.statistic()
 

@@ -86,7 +86,7 @@ def _strings(cands: Any, ref_lists: Any, budget: int) -> list:
 def _stacklevel() -> int:
     """The first frame outside this package: the warning points at the user's call."""
     f, level = sys._getframe(1), 1
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _PKG_DIR:
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR + os.sep):
         f, level = f.f_back, level + 1
     return level
 

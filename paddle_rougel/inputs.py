@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance",
+__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists",
            "check_tokens", "ref_items", "unordered", "as_str", "locate"]
 
 
@@ -459,3 +459,14 @@ def concat(batches: Sequence[Batch]) -> Batch:
                  tuple(itertools.chain.from_iterable(b.ref_lists for b in batches)),
                  all(b.plain for b in batches), col("yn_match"), col("entities"),
                  any(b.tokenized for b in batches), batches[0].words)
+
+
+def pair_lists(name: str, hypotheses: Sequence, references: Sequence) -> tuple:
+    """The two lists of a per-pair call (``rouge_l``, ``rouge_lsum``, ``rouge_n``): one reference
+    per hypothesis; a bare str or a length mismatch is an error naming the call."""
+    if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
+        raise TypeError(f"{name} takes a list of hypotheses and a list of references, not a single str")
+    hypotheses, references = list(hypotheses), list(references)
+    if len(hypotheses) != len(references):
+        raise ValueError(f"{name}: got {len(hypotheses)} hypotheses but {len(references)} references")
+    return hypotheses, references

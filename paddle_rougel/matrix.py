@@ -61,12 +61,11 @@ def _lcs_matrix(texts: list, q: int, threads: Optional[int]):
 
 def _prf(lcs: np.ndarray, qlen: np.ndarray, clen: np.ndarray, a: float):
     p, r = scoring.precision_recall(lcs, qlen[:, None], clen[None, :])
-    f = scoring.f_t2t(p, r) if a < 0 else scoring.f_alpha(p, r, a)
-    return f, p, r
+    return scoring.f_measure(p, r, scoring.Weighting(None, a)), p, r
 
 
 def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] = None, *,
-                   tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
+                   gamma: Optional[float] = None, tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
                    stem: bool = False, with_pr: bool = False, threads: Optional[int] = None):
     """ROUGE-L F of every (query, choice) pair: float32 [Q, C] (float64 values rounded once).
 
@@ -74,13 +73,14 @@ def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] 
         queries: Q texts (str, tokenized by the text settings, or token sequences).
         choices: C texts of the same kinds.
         alpha: as :func:`paddle_rougel.rouge_l` (None: 0.5; negative: tensor2tensor's F).
+        gamma: instead of alpha (as alpha 1 / (1 + gamma^2)).
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
         with_pr: return ``RougeLOutput(f, p, r)`` of three float32 [Q, C] arrays instead.
         threads: worker threads (default: ``engine.default_threads()``).
 
     Errors name the item (``query 3``, ``choice 7``).
     """
-    a = scoring.check_alpha(alpha)
+    a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
     settings = TextSettings(tokenize, normalize, lowercase, stem)
     tok = None if settings.is_default else settings.tokenizer()
     qt, ct = _texts(queries, "query", tok), _texts(choices, "choice", tok)
@@ -108,7 +108,8 @@ class Dedup(NamedTuple):
 
 
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
-                alpha: Optional[float] = None, *, tokenize: Any = "char", normalize: str = "none",
+                alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
+                normalize: str = "none",
                 lowercase: Optional[bool] = None, stem: bool = False,
                 threads: Optional[int] = None) -> Dedup:
     """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
@@ -117,8 +118,9 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
     The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
     F, what Self-Instruct uses) F is symmetric anyway.  One all-pairs call of the items
     against pool + items (memory O(N * (P + N)): its LCS and float64 F), then one pass in order.
+    ``gamma``: instead of alpha (as alpha 1 / (1 + gamma^2)).
     """
-    a = scoring.check_alpha(alpha)
+    a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
     threshold = float(threshold)
     settings = TextSettings(tokenize, normalize, lowercase, stem)
     tok = None if settings.is_default else settings.tokenizer()

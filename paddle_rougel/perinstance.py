@@ -46,9 +46,20 @@ def per_instance_format(path: str, fmt: Optional[str]) -> str:
     return "csv" if path.lower().endswith(".csv") else "jsonl"
 
 
-def _rows(names: Sequence[str], keys: Sequence[tuple], score, bonus=None) -> Iterator[dict]:
-    cols = [("precision", score.precision.tolist()), ("recall", score.recall.tolist()),
+def _columns(score) -> list:
+    """(name, values): ``precision``, ``recall``, ``f`` of one Score; of several
+    (``{"ROUGE-1": Score, ...}``) ``ROUGE-1-P``, ``ROUGE-1-R``, ``ROUGE-1`` each, the names
+    of the score's JSON."""
+    if isinstance(score, dict):
+        return [c for name, s in score.items()
+                for c in ((f"{name}-P", s.precision.tolist()), (f"{name}-R", s.recall.tolist()),
+                          (name, s.fmeasure.tolist()))]
+    return [("precision", score.precision.tolist()), ("recall", score.recall.tolist()),
             ("f", score.fmeasure.tolist())]
+
+
+def _rows(names: Sequence[str], keys: Sequence[tuple], score, bonus=None) -> Iterator[dict]:
+    cols = _columns(score)
     if bonus is not None:
         cols.append(("bonus", [float(b) for b in bonus]))
     for i, key in enumerate(keys):
@@ -64,7 +75,8 @@ def _rows(names: Sequence[str], keys: Sequence[tuple], score, bonus=None) -> Ite
 
 def per_instance_text(names: Sequence[str], keys: Sequence[tuple], score, bonus=None,
                       fmt: str = "jsonl") -> str:
-    """One row per instance: ``names`` = ``keys[i]``, then P, R, F, and the bonus when given."""
+    """One row per instance: ``names`` = ``keys[i]``, then P, R, F (of each type when ``score``
+    is a dict of them), and the bonus when given."""
     rows = _rows(names, keys, score, bonus)
     if fmt == "jsonl":
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
@@ -72,7 +84,7 @@ def per_instance_text(names: Sequence[str], keys: Sequence[tuple], score, bonus=
         raise ValueError(f"per-instance format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(list(names) + ["precision", "recall", "f"] + (["bonus"] if bonus is not None else []))
+    w.writerow(list(names) + [c for c, _ in _columns(score)] + (["bonus"] if bonus is not None else []))
     for row in rows:
         w.writerow([repr(v) if type(v) is float else v for v in row.values()])
     return out.getvalue()

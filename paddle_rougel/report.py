@@ -19,14 +19,16 @@ test reads back).
 from __future__ import annotations
 
 import html
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from . import cli
+from . import cli, cli_dureader, cli_score
 from .align import best_reference, marked_runs
-from .groups import LENGTH_ORDER, grouped, holm
 from .cli import CliError, _pct
+from .groups import LENGTH_ORDER, grouped, holm
+from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
+from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 from .fileio import check_distinct, output_fd, write_outputs
 
 __all__ = ["cmd_report", "render"]
@@ -63,17 +65,17 @@ def _load(args):
         if args.summary_level or args.by or getattr(args, "split", None):
             raise CliError("--summary-level, --split and --by are for text files (--hyp/--ref)")
         check_distinct(cli._inputs(args, "--ref_file") + [("--pred_file", p) for p in preds], out)
-        values, origin = cli._choices(args, cli.ROUGE_OPTIONS + cli.TEXT_OPTIONS + cli.BONUS_OPTIONS)
-        settings, _ = cli._build(cli.dureader_from_options, values, origin)
-        contests = cli._read_contests(args, preds)
-        systems = [System(n, p, cli._contest_metrics(c, values, origin, keep=True)[0], c.cands)
+        values, origin = cli._choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
+        settings, _ = cli._build(dureader_from_options, values, origin)
+        contests = cli_dureader._read_contests(args, preds)
+        systems = [System(n, p, cli_dureader._contest_metrics(c, values, origin, keep=True)[0], c.cands)
                    for n, p, c in zip("AB", preds, contests)]
         c0 = contests[0]
         tok = systems[0].accs["ROUGE-L"].tokenizer
         groupings = {by: dureader_keys(by, c0, tok) for by in ("question_type", "source", "length")}
         items = [{"id": str(q), "type": t, "refs": r} for q, t, r in zip(c0.qids, c0.types, c0.ref_lists)]
         metric = "rougeL+bleu4"
-        summary = cli._counts(c0)
+        summary = cli_dureader._counts(c0)
     else:
         hyps_files = args.hyp or []
         if not 1 <= len(hyps_files) <= 2 or not args.ref or args.pred_file:
@@ -84,13 +86,13 @@ def _load(args):
             inputs.append(("--by", args.by))
         check_distinct([(f, p) for f, p in inputs if p != "-"], out)
         no_bonus(args)
-        values, origin, settings, acc_class, metric = cli._line_metric(args)
+        values, origin, settings, acc_class, metric = cli_score._line_metric(args)
         name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
         systems = []
-        lines, refsets = cli._read_score_inputs(hyps_files, args.ref)
+        lines, refsets = cli_score._read_score_inputs(hyps_files, args.ref)
         for n, h, hyps in zip("AB", hyps_files, lines):
             acc = cli._build(lambda _: acc_class(settings, True), values, origin)
-            cli._score_lines(acc, hyps, refsets, origin)
+            cli_score._score_lines(acc, hyps, refsets, origin)
             systems.append(System(n, h, {name: acc}, hyps))
         if len(systems) == 2 and len(systems[0].f) != len(systems[1].f):
             raise CliError(f"{hyps_files[1]} has {len(systems[1].f)} lines but {hyps_files[0]} has "

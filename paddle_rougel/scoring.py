@@ -27,20 +27,51 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "Score", "precision_recall", "f_gamma", "f_alpha", "f_t2t",
+    "Score", "RougeLOutput", "precision_recall", "f_gamma", "f_alpha", "f_t2t",
     "alpha_from_gamma", "gamma_from_alpha", "check_gamma", "check_alpha",
-    "reduce_refs", "MULTI_REF_MODES", "pair_counts",
+    "reduce_refs", "MULTI_REF_MODES", "pair_counts", "Weighting", "weighting", "f_measure",
 ]
 
 MULTI_REF_MODES = ("max_pr", "best", "avg", "pooled", "best_recall")
 
 
 class Score(NamedTuple):
-    """Precision, recall and F-measure (floats or float64 arrays)."""
+    """Precision, recall and F-measure (floats or float64 arrays): the result type of every
+    metric and function here.  TF-Text's names read the same fields: ``p_measure``,
+    ``r_measure``, ``f_measure`` (``f1``: another common name of ``fmeasure``).
+
+    >>> s = Score(0.5, 0.25, 1 / 3)
+    >>> s.f_measure == s.fmeasure, s.p_measure
+    (True, 0.5)
+    """
 
     precision: "np.ndarray | float"
     recall: "np.ndarray | float"
     fmeasure: "np.ndarray | float"
+
+    p_measure = property(lambda self: self.precision)
+    r_measure = property(lambda self: self.recall)
+    f_measure = property(lambda self: self.fmeasure)
+
+
+class RougeLOutput(NamedTuple):
+    """Per-pair figures in TF-Text's order ``(f_measure, p_measure, r_measure)``, returned by
+    the TF-Text compatible calls (:func:`~paddle_rougel.rouge_l`, ``rouge_lsum``,
+    ``rouge_l_matrix``) because code written for TF-Text unpacks it in that order.  It has
+    :class:`Score`'s field names too (``precision``, ``recall``, ``fmeasure``), and
+    ``score()`` gives it as a Score.
+    """
+
+    f_measure: np.ndarray
+    p_measure: np.ndarray
+    r_measure: np.ndarray
+
+    precision = property(lambda self: self.p_measure)
+    recall = property(lambda self: self.r_measure)
+    fmeasure = property(lambda self: self.f_measure)
+
+    def score(self) -> Score:
+        return Score(self.p_measure, self.r_measure, self.f_measure)
 
 
 def check_gamma(gamma: float) -> float:
@@ -79,6 +110,50 @@ def gamma_from_alpha(alpha: float) -> float:
     if not 0 < a <= 1:
         raise ValueError(f"alpha must be in (0, 1] to have a gamma, got {alpha!r}")
     return math.sqrt((1.0 - a) / a)
+
+
+class Weighting(NamedTuple):
+    """The F weighting: ``gamma`` (alpha None) or ``alpha`` (gamma None; negative: tensor2tensor)."""
+
+    gamma: "float | None"
+    alpha: "float | None"
+
+    def as_alpha(self) -> float:
+        """The alpha of this weighting (a gamma g is alpha 1 / (1 + g^2): equal F up to rounding)."""
+        return alpha_from_gamma(self.gamma) if self.alpha is None else self.alpha
+
+    def signature(self) -> str:
+        if self.alpha is None:
+            return f"gamma:{self.gamma}"
+        return "f:t2t" if self.alpha < 0 else f"alpha:{self.alpha}"
+
+
+def weighting(gamma: "float | None" = None, alpha: "float | None" = None, *,
+              default_gamma: "float | None" = None, default_alpha: "float | None" = None) -> Weighting:
+    """The one rule of every API that takes both: ``gamma`` or ``alpha``, not both; neither
+    gives the caller's default (the metrics: gamma 1.2; the per-pair functions: alpha 0.5).
+
+    >>> weighting(gamma=1.0), weighting(default_alpha=0.5)
+    (Weighting(gamma=1.0, alpha=None), Weighting(gamma=None, alpha=0.5))
+    """
+    if gamma is not None and alpha is not None:
+        raise ValueError("give gamma or alpha, not both")
+    if alpha is not None:
+        return Weighting(None, check_alpha(alpha))
+    if gamma is not None:
+        return Weighting(check_gamma(gamma), None)
+    if default_alpha is not None:
+        return Weighting(None, check_alpha(default_alpha))
+    return Weighting(check_gamma(1.2 if default_gamma is None else default_gamma), None)
+
+
+def f_measure(p, r, w: Weighting) -> np.ndarray:
+    """F of P and R under a :class:`Weighting`."""
+    if w.alpha is None:
+        return f_gamma(p, r, w.gamma)
+    if w.alpha < 0:
+        return f_t2t(p, r)
+    return f_alpha(p, r, w.alpha)
 
 
 def pair_counts(lcs, cand_len, ref_len, bonus=0.0):

@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import math
 import operator
-import sys
 from typing import Callable, NamedTuple, Tuple
 
 import numpy as np
@@ -159,34 +158,21 @@ def bleu_columns(match, candi, bp_c, bp_r) -> np.ndarray:
 def bleu_statistic(n_size: int = 4) -> Statistic:
     """Corpus BLEU-n_size of each row of sums ``[R, 2 n + 2]`` (the layout of :func:`bleu_columns`).
 
-    Exactly :meth:`BleuAccumulator.score <paddle_rougel.accumulators.BleuAccumulator.score>`
-    (paddlenlp's formula and operation order) on each row: precisions and the
-    brevity-penalty ratio vectorised, then ``math.log`` / ``math.fsum`` /
-    ``math.exp`` per row (numpy's SIMD log may differ from libm in the last
-    bit, and ``fsum`` has no vectorised equivalent).
+    :func:`paddle_rougel.metrics.bleu.bleu_of_sums`, the formula of
+    :meth:`BleuAccumulator.score <paddle_rougel.metrics.bleu.BleuAccumulator.score>`, on each row.
 
     >>> s = bleu_statistic(2)(np.array([[2.0, 1.0, 3.0, 2.0, 3.0, 4.0]]), 1)
     >>> float(s[0]) == math.exp(1 - 4 / 3) * math.sqrt(2 / 3 * 1 / 2)
     True
     """
+    from .metrics.bleu import bleu_of_sums  # the one BLEU formula (the score's)
+
     n = operator.index(n_size)
     if n < 1:
         raise ValueError("n_size must be >= 1")
-    w = 1 / n
 
     def statistic(sums: np.ndarray, count: int) -> np.ndarray:
-        sums = np.asarray(sums, dtype=np.float64)
-        if sums.ndim != 2 or sums.shape[1] != 2 * n + 2:
-            raise ValueError(f"BLEU-{n} needs sums [R, {2 * n + 2}], got {sums.shape}")
-        match, candi = sums[:, :n], sums[:, n:2 * n]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(candi == 0, 0.0, match / np.where(candi == 0, 1.0, candi))
-        p = np.where(p == 0, sys.float_info.min, p).tolist()  # paddlenlp's floor
-        out = np.zeros(len(sums))
-        for r, (row, c, ref) in enumerate(zip(p, sums[:, 2 * n].tolist(), sums[:, 2 * n + 1].tolist())):
-            if c != 0:
-                out[r] = math.exp(min(1 - ref / c, 0)) * math.exp(math.fsum(w * math.log(q) for q in row))
-        return out
+        return bleu_of_sums(sums, n)
 
     return statistic
 

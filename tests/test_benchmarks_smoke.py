@@ -49,3 +49,13 @@ def test_bench_roads_quick_exits_zero():
     for work in ("english", "english-ids", "chinese", "all-pairs", "update"):
         assert f"| {work} |" in proc.stdout
     assert "MISMATCH" not in proc.stdout
+
+
+def test_bench_rouge_n_quick_exits_zero():
+    """ROUGE-1+2 against rouge-score-rs: its P/R/F (and rouge-score's) checked equal to ours."""
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "bench_rouge_n.py"), "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "All score checks passed." in proc.stdout
+    assert "| rouge-score-rs `score_batch` (native, all cores) |" in proc.stdout
+    assert "MISMATCH" not in proc.stdout

@@ -378,7 +378,9 @@ def test_zip_is_detected_by_case_insensitive_extension_and_magic(capsys, ex, tmp
 def test_os_error_without_a_file_name_has_no_empty_prefix(capsys, ex, monkeypatch):
     def boom(args):
         raise OSError(errno.EIO, "Input/output error")
-    monkeypatch.setattr(cli, "cmd_dureader", boom)
+    from paddle_rougel import cli_dureader
+
+    monkeypatch.setattr(cli_dureader, "cmd_dureader", boom)
     rc, out, err = run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1])
     one_error(rc, out, err, "Input/output error")
     assert "error: :" not in err

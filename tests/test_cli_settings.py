@@ -99,7 +99,7 @@ def test_config_keys_are_the_option_table(tmp_path, capsys):
     rc, _, err = run(capsys, "score", "--hyp", PRED, "--ref", PRED, "--config", cfg)
     assert rc == 2 and "unknown key 'gama'" in err and "did you mean 'gamma'" in err
     assert set(OPTIONS) == {"gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase",
-                            "stem", "yesno_weight", "entity_weight", "split"}
+                            "stem", "yesno_weight", "entity_weight", "split", "distinct"}
 
 
 def test_dureader_with_word_tokens_and_lowercase(capsys):

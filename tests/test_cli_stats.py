@@ -116,9 +116,11 @@ def test_too_few_instances_are_one_line(capsys, tmp_path, lines):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["score", "--confidence", "39"], ["--confidence", "at least 40"]),
+    (["score", "--confidence", "--resamples", "39"], ["--resamples", "at least 40"]),
+    (["score", "--confidence", "0.99", "--resamples", "199"], ["--resamples", "at least 200", "99%"]),
+    (["score", "--confidence", "--resamples", str(2 ** 31)], ["--resamples", f"resamples={2 ** 31}", "GiB"]),
+    (["score", "--confidence", "39"], ["--confidence", "at least 40"]),  # the old spelling: a count
     (["score", "--confidence", "1"], ["--confidence", "at least 40"]),
-    (["score", "--confidence", str(2 ** 31)], ["--confidence", f"resamples={2 ** 31}", "GiB"]),
     (["score", "--confidence", str(2 ** 63)], ["--confidence", "GiB"]),
     (["compare", "--resamples", "5"], ["--resamples", "at least 40"]),
     (["compare", "--resamples", str(10 ** 9)], ["resamples=1000000000", "GiB"]),

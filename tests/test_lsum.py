@@ -427,8 +427,8 @@ def test_compute_keys():
     assert {k: both[k] for k in only_l if k != "signature"} == {k: v for k, v in only_l.items()
                                                                  if k != "signature"}
     assert compute(preds, refs, tokenize="whitespace") == only_l  # the default: ROUGE-L, unchanged
-    assert re.match(r"rougeL\+rougeLsum\|gamma:1.2\|multi_ref:max_pr\|split:newline\|tok:whitespace",
-                    both["signature"])
+    assert re.match(r"rougeL\+rougeLsum\|gamma:1.2\|multi_ref:max_pr\|tok:whitespace\|norm:none\|lc:no\|"
+                    r"split:newline\|v:", both["signature"])  # every setting of every type, once
     assert set(both) >= {"rougeLsum", "rougeLsum_precision", "rougeLsum_recall"}
     with pytest.raises(ValueError, match="rouge_types"):
         compute(preds, refs, rouge_types=["rougeLSum"])

@@ -34,12 +34,18 @@ def _text(rng: random.Random) -> str:
     return "".join(out)
 
 
-def llama_factory_rouge_l(pred: str, label: str) -> dict:
-    """LLaMA-Factory's ComputeSimilarity, rouge-l part: {'f', 'p', 'r'}."""
+def llama_factory_scores(pred: str, label: str) -> dict:
+    """LLaMA-Factory's ComputeSimilarity: {'rouge-1' | 'rouge-2' | 'rouge-l': {'f', 'p', 'r'}}
+    (rouge-chinese's default metrics, exclusive=True)."""
     hypothesis, reference = list(jieba.cut(pred)), list(jieba.cut(label))
     if len(" ".join(hypothesis).split()) == 0 or len(" ".join(reference).split()) == 0:
-        return {"f": 0.0, "p": 0.0, "r": 0.0}
-    return Rouge().get_scores(" ".join(hypothesis), " ".join(reference))[0]["rouge-l"]
+        return {k: {"f": 0.0, "p": 0.0, "r": 0.0} for k in ("rouge-1", "rouge-2", "rouge-l")}
+    return Rouge().get_scores(" ".join(hypothesis), " ".join(reference))[0]
+
+
+def llama_factory_rouge_l(pred: str, label: str) -> dict:
+    """LLaMA-Factory's ComputeSimilarity, rouge-l part: {'f', 'p', 'r'}."""
+    return llama_factory_scores(pred, label)["rouge-l"]
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +60,14 @@ def pairs():
         labels.append(label)
     theirs = [llama_factory_rouge_l(p, l) for p, l in zip(preds, labels)]
     return preds, labels, theirs
+
+
+@pytest.fixture(scope="module")
+def theirs_n(pairs):
+    """rouge-chinese's rouge-1 and rouge-2 of the same pairs: {type: [{'f', 'p', 'r'}, ...]}."""
+    preds, labels, _ = pairs
+    scores = [llama_factory_scores(p, l) for p, l in zip(preds, labels)]
+    return {t: [s[k] for s in scores] for t, k in (("rouge1", "rouge-1"), ("rouge2", "rouge-2"))}
 
 
 def test_preset_equals_rouge_chinese_per_pair(pairs):
@@ -80,6 +94,54 @@ def test_preset_equals_the_llama_factory_mean(pairs, capsys, tmp_path):
     assert main(["score", "--hyp", str(hyp), "--ref", str(ref), "--config", "rouge_chinese"]) == 0
     out, err = capsys.readouterr()
     assert '"ROUGE-L": %s' % round(ours, 2) in out and "gamma:1.0|multi_ref:max_pr|tok:jieba|norm:none" in err
+
+
+def test_rouge_n_equals_rouge_chinese_per_pair(pairs, theirs_n):
+    """rouge-1 / rouge-2: n-grams of jieba's words (whitespace dropped) counted as a set (its
+    exclusive=True): P and R the same divisions, F within its 1e-8 in P + R."""
+    preds, labels, _ = pairs
+    out = compute(preds, labels, rouge_types=["rouge1", "rouge2", "rougeL"], preset="rouge_chinese",
+                  per_instance=True)
+    assert "grams:distinct" in out["signature"]
+    per = out["per_instance"]
+    worst = 0.0
+    for t, theirs in theirs_n.items():
+        assert sum(0 < x["f"] < 0.99 for x in theirs) > 200
+        for i, x in enumerate(theirs):
+            assert (per[f"{t}_precision"][i], per[f"{t}_recall"][i]) == (x["p"], x["r"]), (t, i, preds[i], labels[i])
+            assert abs(per[t][i] - x["f"]) <= 5e-9 + 1e-15, (t, i, preds[i], labels[i])
+            worst = max(worst, abs(per[t][i] - x["f"]))
+        # LLaMA-Factory's report: the mean of round(f * 100, 4)
+        reported = float(np.mean([round(x["f"] * 100, 4) for x in theirs]))
+        assert abs(out[t] * 100 - reported) <= 5e-5, t
+    assert worst > 0                                    # its 1e-8 shows: F is not copied bit for bit
+    # counting repeats (distinct=False) is another number on these texts
+    rep = compute(preds, labels, rouge_types=["rouge1", "rouge2"], preset="rouge_chinese", distinct=False,
+                  per_instance=True)["per_instance"]
+    assert sum(rep["rouge1_recall"][i] != x["r"] for i, x in enumerate(theirs_n["rouge1"])) > 30
+
+
+def test_rouge_n_repeats_count_once_like_rouge_chinese():
+    """Hand-checked: '的' three times in the prediction, once in the label."""
+    pred, label = "的的的我们", "的我们今天"
+    x = llama_factory_scores(pred, label)["rouge-1"]
+    ours = compute([pred], [label], rouge_types=["rouge1"], preset="rouge_chinese")
+    assert list(jieba.cut(pred)) == ["的", "的", "的", "我们"] and list(jieba.cut(label)) == ["的", "我们", "今天"]
+    assert (x["p"], x["r"]) == (1.0, 2 / 3)               # {的, 我们} of {的, 我们} and of {的, 我们, 今天}
+    assert (ours["rouge1_precision"], ours["rouge1_recall"]) == (1.0, 2 / 3)
+
+
+def test_command_line_rouge_types_with_the_preset(pairs, theirs_n, capsys, tmp_path):
+    preds, labels, theirs = pairs
+    hyp, ref = tmp_path / "pred.txt", tmp_path / "label.txt"
+    hyp.write_text("".join(p + "\n" for p in preds), encoding="utf-8")
+    ref.write_text("".join(l + "\n" for l in labels), encoding="utf-8")
+    assert main(["score", "--hyp", str(hyp), "--ref", str(ref), "--config", "rouge_chinese",
+                 "--rouge-types", "rouge1,rouge2,rougeL", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    for label, xs in (("ROUGE-1", theirs_n["rouge1"]), ("ROUGE-2", theirs_n["rouge2"]), ("ROUGE-L", theirs)):
+        reported = float(np.mean([round(x["f"] * 100, 4) for x in xs]))
+        assert '"%s": %s' % (label, round(reported, 2)) in out, (label, reported, out)
 
 
 def test_six_dots_divergence_is_not_copied():

@@ -4,6 +4,7 @@
  *   tokens.c        Python batches -> token-id arrays (snapshot, interning)
  *   lcs_kernel.c    exact bit-parallel LCS (pure C)
  *   ngram_kernel.c  BLEU clipped n-gram matches (pure C)
+ *   rougen_kernel.c ROUGE-N n-gram overlap of every pair (pure C)
  *   lsum_kernel.c   ROUGE-Lsum union LCS with rouge-score's backtrack (pure C)
  *   partition.c     instances split over threads by cost
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
@@ -28,14 +29,15 @@
 #include "pairs_kernel.h"
 #include "pairs_simd.h"
 #include "partition.h"
-
-/* lcs_pairs keeps the GIL for a batch of at most this pairs_cost (about 4 ms of work on
- * one AVX-512 core, 15 on the portable lanes; CPython's switch interval is 5 ms). */
-#define PAIRS_GIL_COST 1e7
+#include "rougen_kernel.h"
 #include "stats_kernel.h"
 #include "tokens.h"
 #include "tokmap.h"
 #include "words_kernel.h"
+
+/* lcs_pairs keeps the GIL for a batch of at most this pairs_cost (about 4 ms of work on
+ * one AVX-512 core, 15 on the portable lanes; CPython's switch interval is 5 ms). */
+#define PAIRS_GIL_COST 1e7
 
 /* A zero-filled bytearray of n native int64 and its data. */
 static PyObject *int64_array(Py_ssize_t n, int64_t **data) {
@@ -290,6 +292,65 @@ static int64_t *read_counts(PyObject *seq_in, Py_ssize_t *n, const char *what) {
     return out;
 }
 
+/* ------------------------------------------------------------ ROUGE-N */
+
+/* orders: a sequence of ints >= 1 (the caller checks they are distinct), as int64 [K]. */
+static int64_t *read_orders(PyObject *orders_in, int *K) {
+    Py_ssize_t n = 0;
+    int64_t *orders = read_counts(orders_in, &n, "orders");
+    if (!orders) return NULL;
+    for (Py_ssize_t c = 0; c < n; c++)
+        if (orders[c] < 1) n = 0;
+    if (n < 1 || n > 1 << 20) {
+        PyErr_SetString(PyExc_ValueError, "orders must be 1 to 2**20 ints >= 1");
+        free(orders);
+        return NULL;
+    }
+    *K = (int)n;
+    return orders;
+}
+
+PyDoc_STRVAR(rouge_n_doc,
+"rouge_n(cands, ref_lists, orders, distinct=False, threads=1) -> (hits, cand_grams, ref_grams, ref_count)\n\n"
+"ROUGE-N n-gram overlap of every (candidate, reference) pair, for each order in\n"
+"orders (distinct ints >= 1; column k is orders[k]).  Texts and errors as lcs_batch.\n"
+"Returns bytearrays of native int64: hits [M, K] (clipped: sum of min(count_cand,\n"
+"count_ref) over the n-grams; distinct: common distinct n-grams), cand_grams [N, K],\n"
+"ref_grams [M, K] (clipped: len - n + 1 or 0; distinct: the distinct n-grams) and\n"
+"ref_count [N].");
+
+static PyObject *rouge_n(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"cands", "ref_lists", "orders", "distinct", "threads", NULL};
+    PyObject *cands, *refs, *orders_in, *h_o = NULL, *cg_o = NULL, *rg_o = NULL, *lens = NULL, *result = NULL;
+    int distinct = 0, threads = 1, K = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|pi", kwlist, &cands, &refs, &orders_in, &distinct, &threads))
+        return NULL;
+    int64_t *orders = read_orders(orders_in, &K);
+    if (!orders) return NULL;
+    TokenBatch b;
+    memset(&b, 0, sizeof(b));
+    double *cost = NULL;
+    RougeNBatch R;
+    memset(&R, 0, sizeof(R));
+    if (batch_read(&b, cands, refs, LISTS_OF_REFERENCES) < 0) goto done;
+    R.toks = b.toks; R.text_off = b.text_off; R.inst_start = b.inst_start;
+    R.spec.orders = orders; R.spec.K = K; R.spec.distinct = distinct;
+    if (!(h_o = int64_array((b.T - b.N) * K, &R.out.hits)) || !(cg_o = int64_array(b.N * K, &R.out.cand_grams)) ||
+        !(rg_o = int64_array((b.T - b.N) * K, &R.out.ref_grams)))
+        goto done;
+    if (!(cost = (double *)malloc(((size_t)b.N + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < b.N; i++) cost[i] = rougen_cost(&R, (size_t)i);
+    if (run_kernel(cost, b.N, threads, rougen_range, &R) < 0) goto done;
+    if (!(lens = lengths(&b))) goto done;
+    result = PyTuple_Pack(4, h_o, cg_o, rg_o, PyTuple_GET_ITEM(lens, 2));
+done:
+    Py_XDECREF(h_o); Py_XDECREF(cg_o); Py_XDECREF(rg_o); Py_XDECREF(lens);
+    free(cost);
+    free(orders);
+    batch_free(&b);
+    return result;
+}
+
 /* sent_off / doc_sent / inst_doc of a read batch whose text 0 of each instance is a placeholder. */
 static int lsum_layout(const TokenBatch *b, const int64_t *sizes, Py_ssize_t D, const int64_t *refs,
                        int64_t *sent_off, int64_t *doc_sent, int64_t *inst_doc) {
@@ -511,23 +572,27 @@ done:
 /* ------------------------------------------------------------ words from str */
 
 PyDoc_STRVAR(lcs_words_doc,
-"lcs_words(cands, ref_lists, mode, fold=False, threads=1, one_ref=False) -> (lcs, cand_len, ref_len, ref_count) or None\n\n"
+"lcs_words(cands, ref_lists, mode, fold=False, threads=1, one_ref=False, orders=None, distinct=False,\n"
+"          lcs=True) -> (lcs, cand_len, ref_len, ref_count[, hits, cand_grams, ref_grams]) or None\n\n"
 "lcs_batch on the words of str texts, read in C: mode 0 is str.split(), mode 1\n"
 "rouge-score's tokenizer (lowercase, runs of [a-z0-9]; fold is then implied).\n"
 "fold: compare lowercased (str.lower() first; whitespace mode with lowercase).\n"
 "cands: a list or tuple of str; ref_lists: per candidate a non-empty list or\n"
 "tuple of str (one_ref: a str, its only reference).  None (nothing computed)\n"
 "unless every item has those exact types.\n"
-"Lengths count words.");
+"Lengths count words.  orders: also the ROUGE-N counts of the same words, as\n"
+"rouge_n(..., orders, distinct) returns them; lcs=False: no LCS (lcs all 0).");
 
 static int py_is_space(uint32_t c) { return Py_UNICODE_ISSPACE((Py_UCS4)c); }
 
 static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", "one_ref", NULL};
+    static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", "one_ref", "orders", "distinct", "lcs",
+                             NULL};
     PyObject *cands, *lists, *result = NULL, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *rc_o = NULL;
-    int mode, fold = 0, threads = 1, one_ref = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pip", kwlist, &cands, &lists, &mode, &fold, &threads,
-                                     &one_ref))
+    PyObject *orders_in = Py_None, *h_o = NULL, *cg_o = NULL, *rg_o = NULL;
+    int mode, fold = 0, threads = 1, one_ref = 0, distinct = 0, with_lcs = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pipOpp", kwlist, &cands, &lists, &mode, &fold, &threads,
+                                     &one_ref, &orders_in, &distinct, &with_lcs))
         return NULL;
     if (mode != WORDS_SPLIT && mode != WORDS_ALNUM) {
         PyErr_SetString(PyExc_ValueError, "lcs_words: mode must be 0 (split) or 1 (rouge_score)");
@@ -537,6 +602,8 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     if (!list_or_tuple(cands) || !list_or_tuple(lists) ||
         PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(lists))
         Py_RETURN_NONE;
+    RougeNSpec spec = {NULL, 0, distinct};
+    if (orders_in != Py_None && !(spec.orders = read_orders(orders_in, &spec.K))) return NULL;
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
     PyObject **ci = PySequence_Fast_ITEMS(cands), **li = PySequence_Fast_ITEMS(lists);
     Py_ssize_t T = N;
@@ -544,11 +611,14 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
 #define REFS_OF(i) (one_ref ? &li[i] : PySequence_Fast_ITEMS(li[i]))
 #define NREFS_OF(i) (one_ref ? 1 : PySequence_Fast_GET_SIZE(li[i]))
     for (Py_ssize_t i = 0; i < N; i++) {  /* types first: no Python code runs until the copy */
-        if (!PyUnicode_CheckExact(ci[i])) Py_RETURN_NONE;
-        if (!one_ref && (!list_or_tuple(li[i]) || PySequence_Fast_GET_SIZE(li[i]) == 0)) Py_RETURN_NONE;
-        PyObject **items = REFS_OF(i);
-        for (Py_ssize_t j = 0; j < NREFS_OF(i); j++)
-            if (!PyUnicode_CheckExact(items[j])) Py_RETURN_NONE;
+        int fits = PyUnicode_CheckExact(ci[i]) &&
+                   (one_ref || (list_or_tuple(li[i]) && PySequence_Fast_GET_SIZE(li[i]) > 0));
+        PyObject **items = fits ? REFS_OF(i) : NULL;
+        for (Py_ssize_t j = 0; fits && j < NREFS_OF(i); j++) fits = PyUnicode_CheckExact(items[j]);
+        if (!fits) {
+            free((void *)spec.orders);
+            Py_RETURN_NONE;
+        }
         T += NREFS_OF(i);
     }
     PyObject **objs = (PyObject **)calloc((size_t)T + 1, sizeof(PyObject *));
@@ -606,7 +676,14 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(T - N, &rl)) ||
         !(rc_o = int64_array(N, &rc)))
         goto done;
-    WordsBatch W = {texts, inst, mode, fold, py_is_space, out, words};
+    WordsBatch W = {texts, inst, mode, fold, py_is_space, with_lcs ? out : NULL, words, NULL, {NULL, NULL, NULL}};
+    if (spec.orders) {
+        W.ngram = &spec;
+        if (!(h_o = int64_array((T - N) * spec.K, &W.ngram_out.hits)) ||
+            !(cg_o = int64_array(N * spec.K, &W.ngram_out.cand_grams)) ||
+            !(rg_o = int64_array((T - N) * spec.K, &W.ngram_out.ref_grams)))
+            goto done;
+    }
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = words_cost(&W, (size_t)i);
     if (run_kernel(cost, N, threads, words_range, &W) < 0) goto done;
     for (Py_ssize_t i = 0, m = 0; i < N; i++) {
@@ -614,12 +691,14 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
         rc[i] = inst[i + 1] - inst[i] - 1;
         for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[m++] = words[t];
     }
-    result = PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
+    result = spec.orders ? PyTuple_Pack(7, lcs, cl_o, rl_o, rc_o, h_o, cg_o, rg_o) : PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
 done:
     if (objs)
         for (Py_ssize_t t = 0; t < T; t++) Py_XDECREF(objs[t]);
     free(objs); free(texts); free(inst); free(words); free(cost);
+    free((void *)spec.orders);
     Py_XDECREF(lcs); Py_XDECREF(cl_o); Py_XDECREF(rl_o); Py_XDECREF(rc_o);
+    Py_XDECREF(h_o); Py_XDECREF(cg_o); Py_XDECREF(rg_o);
     return result;
 }
 
@@ -827,6 +906,7 @@ static PyMethodDef methods[] = {
      "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
     {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
+    {"rouge_n", (PyCFunction)(void (*)(void))rouge_n, METH_VARARGS | METH_KEYWORDS, rouge_n_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
     {"ngram_matches", (PyCFunction)(void (*)(void))ngram_matches, METH_VARARGS | METH_KEYWORDS,
      ngram_matches_doc},

@@ -1,5 +1,6 @@
 /*
- * Sentence-level ROUGE-L on words read from str data, in the kernel threads.
+ * Sentence-level ROUGE-L on words read from str data, in the kernel threads, and from the
+ * same word ids the ROUGE-N counts (rougen_kernel.c) when asked: the text is read once.
  *
  * Each instance is tokenized on its own (its candidate, then its references) and its
  * words get local ids by a small hash table keyed by the words' contents: the LCS needs
@@ -51,12 +52,14 @@ typedef struct {
     size_t mcap;
     uint8_t wc[256];            /* word character?  code points < 256 */
     LcsScratch s;
+    RougeNScratch rs;
 } WWork;
 
 static void wwork_free(WWork *w) {
     free(w->w); free(w->ids); free(w->ref_len); free(w->bits);
     free(w->narrow); free(w->map);
     lcs_scratch_free(&w->s);
+    rougen_scratch_free(&w->rs);
 }
 
 static void word_table(const WordsBatch *b, uint8_t *wc) {
@@ -320,7 +323,11 @@ static size_t map_slot(const WWork *w, const Word *x, int fold) {
 /* The local id of candidate word xi (index in w->w), a new one (++*k) when it is new. */
 static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
     const Word *x = &w->w[xi];
-    Slot *S = &w->map[map_slot(w, x, fold)];
+    Slot *S = &w->map[(size_t)x->hash & (w->mcap - 1)];  /* the first probe inline: mostly decides */
+    if (S->stamp == w->gen) {
+        if (x->exact & (S->hash == x->hash) & (S->key == x->key) & (S->tag == word_tag(x))) return S->id;
+        S = &w->map[map_slot(w, x, fold)];
+    }
     if (S->stamp != w->gen) {
         S->stamp = w->gen;
         S->hash = x->hash;
@@ -345,12 +352,30 @@ static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, con
     return same ? s->id : 0;
 }
 
+/* Every word of instance i's references stored after the candidate's and given an id (new
+ * ones above the candidate's k), as distinct n-gram counts need; q: words so far (in: the
+ * candidate's).  Returns the instance's distinct words, or -1. */
+static int64_t all_ids(WWork *w, const WordsBatch *b, size_t i, size_t *q, uint32_t k) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    for (int64_t t = t0 + 1; t < t1; t++) {
+        const int64_t cnt = scan(w, b, &b->texts[t], w->w + *q);
+        if (cnt < 0) return -1;
+        b->words[t] = cnt;
+        w->ref_len[t - t0 - 1] = cnt;
+        *q += (size_t)cnt;
+    }
+    if ((uint64_t)*q > UINT32_MAX - 1) return -1;
+    for (size_t p = (size_t)b->words[t0]; p < *q; p++) w->ids[p] = cand_id(w, p, b->fold, &k);
+    return k;
+}
+
 static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
     const int64_t nrefs = t1 - t0 - 1;
+    const int every = b->ngram && b->ngram->distinct;  /* reference words the candidate lacks need ids */
     size_t most = 0;  /* words are separated: at most (len + 1) / 2 a text */
     for (int64_t t = t0; t < t1; t++) most += (size_t)(b->texts[t].len + 1) / 2 + 1;
-    const size_t cand_most = (size_t)(b->texts[t0].len + 1) / 2 + 1;
+    const size_t cand_most = every ? most : (size_t)(b->texts[t0].len + 1) / 2 + 1;
     if (grow((void **)&w->ids, &w->ids_cap, most + 1, sizeof(uint32_t)) < 0 ||
         grow((void **)&w->ref_len, &w->rl_cap, (size_t)nrefs + 1, sizeof(int64_t)) < 0 ||
         grow((void **)&w->w, &w->w_cap, cand_most + 1, sizeof(Word)) < 0)
@@ -361,28 +386,40 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
     b->words[t0] = n;
     uint32_t k = 0;
-    if (map_reserve(w, (size_t)n) < 0) return -1;
+    if (map_reserve(w, every ? most : (size_t)n) < 0) return -1;
     if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
     for (int64_t p = 0; p < n; p++) w->ids[p] = cand_id(w, (size_t)p, b->fold, &k);
-    /* each reference: 1-byte texts straight from their bitmaps to ids; others through words */
     size_t q = (size_t)n;
-    for (int64_t t = t0 + 1; t < t1; t++) {
-        const WordText *x = &b->texts[t];
-        int64_t cnt;
-        if (x->kind == 1) {
-            cnt = scan1(w, b, x, NULL, w->ids + q);
-        } else {
-            const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
-            if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
-            cnt = scan(w, b, x, w->w + n);  /* after the candidate's words */
-            for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
+    int64_t V = k;  /* ids 1..V (ids above k: words the candidate lacks) */
+    if (every) {
+        V = all_ids(w, b, i, &q, k);
+        if (V < 0) return -1;
+    } else {  /* each reference: 1-byte texts straight from their bitmaps to ids; others through words */
+        for (int64_t t = t0 + 1; t < t1; t++) {
+            const WordText *x = &b->texts[t];
+            int64_t cnt;
+            if (x->kind == 1) {
+                cnt = scan1(w, b, x, NULL, w->ids + q);
+            } else {
+                const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
+                if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
+                cnt = scan(w, b, x, w->w + n);  /* after the candidate's words */
+                for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
+            }
+            if (cnt < 0) return -1;
+            b->words[t] = cnt;
+            w->ref_len[t - t0 - 1] = cnt;
+            q += (size_t)cnt;
         }
-        if (cnt < 0) return -1;
-        b->words[t] = cnt;
-        w->ref_len[t - t0 - 1] = cnt;
-        q += (size_t)cnt;
     }
-    return lcs_local(&w->s, w->ids, n, k, w->ids + n, w->ref_len, nrefs, b->lcs + (t0 - (int64_t)i));
+    const size_t pair0 = (size_t)(t0 - (int64_t)i);  /* pairs before instance i */
+    if (b->lcs && lcs_local(&w->s, w->ids, n, (uint32_t)V, w->ids + n, w->ref_len, nrefs, b->lcs + pair0) < 0)
+        return -1;  /* (ids above k: all-zero masks, as 0) */
+    if (!b->ngram) return 0;
+    const size_t K = (size_t)b->ngram->K;
+    return rougen_local(&w->rs, b->ngram, w->ids, n, k, w->ids + n, w->ref_len, nrefs,
+                        b->ngram_out.hits + pair0 * K, b->ngram_out.cand_grams + i * K,
+                        b->ngram_out.ref_grams + pair0 * K);
 }
 
 double words_cost(const WordsBatch *b, size_t i) {

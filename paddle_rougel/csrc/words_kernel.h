@@ -1,9 +1,11 @@
-/* Sentence-level ROUGE-L on words read from str data in C (pure C, no Python API). */
+/* Sentence-level ROUGE-L and ROUGE-N on words read from str data in C (pure C, no Python API). */
 #ifndef PADDLE_ROUGEL_WORDS_KERNEL_H
 #define PADDLE_ROUGEL_WORDS_KERNEL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rougen_kernel.h"
 
 /* How a text becomes words. */
 enum {
@@ -27,14 +29,16 @@ typedef struct {
     const int64_t *inst_start;  /* [N+1] */
     int mode, fold;
     int (*is_space)(uint32_t c);
-    int64_t *lcs;               /* [T-N] out: LCS of each reference, in order */
+    int64_t *lcs;               /* [T-N] out: LCS of each reference, in order (NULL: no LCS) */
     int64_t *words;             /* [T] out: words of each text */
+    const RougeNSpec *ngram;    /* ROUGE-N counts of the same words too (NULL: none) */
+    RougeNOut ngram_out;        /* (rougen_kernel.h) */
 } WordsBatch;
 
 /* Estimated work of instance i (for run_partitioned). */
 double words_cost(const WordsBatch *b, size_t i);
 
-/* Fill b->lcs and b->words for instances [begin, end); a range_fn.  0, or -1 when out of memory. */
+/* Fill b->lcs, b->words and b->ngram_out for instances [begin, end); a range_fn.  0, or -1 when out of memory. */
 int words_range(void *ctx, size_t begin, size_t end);
 
 #endif

@@ -1,0 +1,164 @@
+"""ROUGE-1 + ROUGE-2 on English summary pairs: the ROUGE-N engine against rouge-score-rs, side
+by side in one process (issue 22).
+
+Run by path (never ``import benchmarks``)::
+
+    python benchmarks/bench_rouge_n.py            # 20,000 pairs
+    python benchmarks/bench_rouge_n.py --quick    # smoke test, a few seconds
+
+Workload (seeded): 20,000 pairs, the reference 40-80 words (about 60) drawn by Zipf from
+bench_lsum's common English words with capitals and punctuation, the candidate an edited
+copy cut to about 50 words.  Tokens: rouge-score's tokenizer (lowercase runs of [a-z0-9]),
+no stemming.
+
+Rows (each the best of --repeat runs; rouge-score-rs's P/R/F are checked equal to ours to
+1e-12 first, and a sample against rouge-score 0.1.2; exit status 1 on any difference):
+
+* rouge-score-rs ``RougeScorer(["rouge1", "rouge2"]).score_batch`` (native, all cores);
+* ``ngrams.ngram_overlap(orders=(1, 2), words=(1, True))``: the counts, words read in C;
+* the same plus P, R, F of both orders with numpy (what a metric returns per instance);
+* ``lcs_words`` with the n-gram counts fused: ROUGE-L's LCS and ROUGE-1/2 counts from one
+  read of the text (for a metric asked for rougeL too).
+
+Target (issue 22): ROUGE-1+2 >= 10x rouge-score-rs (printed as met / NOT met).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import platform
+import random
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_lsum  # noqa: E402  (sibling files, unique names: the English vocabulary)
+from benchkit import best_time, cpu_model  # noqa: E402
+
+
+def summary_pairs(n: int, seed: int):
+    rng = random.Random(seed)
+    vocab = bench_lsum.vocabulary("common")
+    weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(vocab))))
+    cands, refs = [], []
+    for _ in range(n):
+        words = rng.choices(vocab, cum_weights=weights, k=rng.randint(40, 80))
+        words[0] = words[0].capitalize()
+        refs.append(bench_lsum._render(words, rng))
+        edited = bench_lsum._edit(words, rng, vocab, weights)
+        cands.append(bench_lsum._render(edited[:max(1, len(edited) * 5 // 6)], rng))
+    return cands, refs
+
+
+def best_cpu(fn, repeat):
+    """Best CPU time (every thread of the process) of ``repeat`` calls: less sensitive than the
+    wall time to other work on a shared machine."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def prf(hits, cand_grams, ref_grams):
+    """rouge-score's _score_ngrams arithmetic on count arrays."""
+    import numpy as np
+
+    p = hits / np.maximum(cand_grams, 1)
+    r = hits / np.maximum(ref_grams, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+    return p, r, f
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=20_000, help="pairs")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="small smoke run")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.n, args.repeat = 300, 1
+
+    import numpy as np
+    import rouge_score_rs
+    from rouge_score import rouge_scorer
+
+    import paddle_rougel
+    from paddle_rougel import _lcs, engine
+    from paddle_rougel.inputs import OneRef
+    from paddle_rougel.ngrams import ngram_overlap
+
+    threads = engine.default_threads()
+    print("## Machine")
+    print(f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores; our threads: {threads}")
+    print(f"- Python {platform.python_version()}, numpy {np.__version__}, paddle-rougel "
+          f"{paddle_rougel.__version__} (engine {engine.backend()}), rouge-score-rs {rouge_score_rs.__version__}")
+    print()
+    cands, refs = summary_pairs(args.n, args.seed)
+    rs_tok = rouge_scorer.RougeScorer(["rouge1"])._tokenizer
+    mean = lambda xs: sum(len(rs_tok.tokenize(x)) for x in xs) / max(len(xs), 1)  # noqa: E731
+    print(f"- {args.n} pairs; words per candidate {mean(cands):.1f}, per reference {mean(refs):.1f}")
+    one = OneRef(tuple(refs))
+    failures = []
+
+    def check(name, got, want, tol=1e-12):
+        got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+        diff = float(np.max(np.abs(got - want))) if len(got) else 0.0
+        print(f"- check {name}: max |difference| {diff:.3g}")
+        if diff > tol:
+            failures.append(name)
+
+    scorer = rouge_score_rs.RougeScorer(["rouge1", "rouge2"])
+    t_rs, out_rs = best_time(lambda: scorer.score_batch(refs, cands), args.repeat)
+
+    def counts():
+        return ngram_overlap(cands, one, orders=(1, 2), words=(1, True))
+
+    def scores():
+        res = counts()
+        return prf(res.hits, res.cand_grams, res.ref_grams)
+
+    def fused():
+        return _lcs.lcs_words(cands, refs, 1, True, threads, one_ref=True, orders=(1, 2))
+
+    t_counts, res = best_time(counts, args.repeat)
+    t_scores, (p, r, f) = best_time(scores, args.repeat)
+    t_fused, _ = best_time(fused, args.repeat)
+    for k, name in enumerate(["rouge1", "rouge2"]):
+        for col, field in ((p, "precision"), (r, "recall"), (f, "fmeasure")):
+            check(f"{name} {field} vs rouge-score-rs", col[:, k], [getattr(s[name], field) for s in out_rs])
+    gs = rouge_scorer.RougeScorer(["rouge1", "rouge2"])
+    sample = random.Random(1).sample(range(len(cands)), min(300, len(cands)))
+    for k, name in enumerate(["rouge1", "rouge2"]):
+        check(f"{name} F vs rouge-score 0.1.2 ({len(sample)} sampled)", f[sample, k],
+              [gs.score(refs[i], cands[i])[name].fmeasure for i in sample])
+
+    runs = [("rouge-score-rs `score_batch` (native, all cores)", t_rs, lambda: scorer.score_batch(refs, cands)),
+            ("`ngram_overlap(orders=(1, 2), words=(1, True))` (counts)", t_counts, counts),
+            ("the counts + P, R, F of both orders (numpy)", t_scores, scores),
+            ("`_lcs.lcs_words(..., orders=(1, 2))`: LCS + ROUGE-1/2 counts, one read", t_fused, fused)]
+    table = [(name, secs, best_cpu(fn, args.repeat)) for name, secs, fn in runs]
+    cpu_rs = table[0][2]
+    print()
+    print("| implementation | ms | x rouge-score-rs | CPU ms (all threads) | x rouge-score-rs (CPU) |")
+    print("|---|---:|---:|---:|---:|")
+    for name, secs, cpu in table:
+        print(f"| {name} | {secs * 1000:,.1f} | {t_rs / secs:.2f} | {cpu * 1000:,.1f} | {cpu_rs / max(cpu, 1e-9):.2f} |")
+    print()
+    ratio = t_rs / t_scores
+    print(f"Target (issue 22): ROUGE-1+2 scores {ratio:.2f}x rouge-score-rs (target >= 10x): "
+          f"{'met' if ratio >= 10 else 'NOT met'}; in CPU time {cpu_rs / max(table[2][2], 1e-9):.2f}x")
+    if failures:
+        print("MISMATCH in: " + ", ".join(failures))
+        return 1
+    print("All score checks passed.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

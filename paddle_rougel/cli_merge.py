@@ -1,0 +1,155 @@
+"""``paddle-rougel merge``: combine state files (``--save-state``, or ``json.dump`` of a metric's
+``state_dict()``) into the score of all their data.  Each state is read by its metric's
+accumulator (named in the registry, :mod:`paddle_rougel.metrics`), which checks structure,
+settings, field names, shapes and values; scores print in the registry's order.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Tuple
+
+from . import __version__
+from .accumulators import from_state
+from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _oneline, _pct, _print_result,
+                  _read_json)
+from .config import read_config
+from .metrics import METRICS
+
+__all__ = ["cmd_merge"]
+
+
+def _load_state_file(path: str) -> Dict[str, Any]:
+    obj = _read_json(path)
+    if isinstance(obj, dict) and "metrics" in obj:
+        fmt, metrics = obj.get("format", STATE_FORMAT), obj["metrics"]
+        if fmt != STATE_FORMAT:
+            raise CliError(f"{path}: format {fmt!r} is not {STATE_FORMAT!r} (made by another version?)")
+        if not isinstance(metrics, dict) or not metrics:
+            raise CliError(f"{path}: 'metrics' must be a non-empty object of metric states")
+        states = dict(metrics)
+        sig = obj.get("signature")
+        if sig is not None and not isinstance(sig, str):
+            raise CliError(f"{path}: 'signature' must be a string")
+    elif isinstance(obj, dict) and "metric" in obj and "states" in obj:
+        states = {_state_key(obj): obj}
+        sig = None
+    else:
+        raise CliError(f"{path}: not a paddle-rougel state file (from `dureader --save-state` "
+                       "or json.dump(metric.state_dict()))")
+    return {"states": states, "signature": sig}
+
+
+def _state_key(state: dict) -> str:
+    """The state-file key of a bare ``state_dict()`` (its metric's, or the metric name when it is
+    unknown or its settings are bad: the merge then refuses it with the reason)."""
+    spec = METRICS.get(state["metric"]) if isinstance(state["metric"], str) else None
+    if spec is None:
+        return str(state["metric"])
+    try:
+        return spec.state_key_of(spec.settings.from_config(state.get("config", {})))
+    except (TypeError, ValueError):
+        return str(state["metric"])
+
+
+def _split_engine(sig: str) -> Tuple[str, List[str]]:
+    """The settings part of a signature, and the engines named in it (never compared)."""
+    parts = sig.split("|")
+    return ("|".join(p for p in parts if not p.startswith("engine:")),
+            [p[len("engine:"):] for p in parts if p.startswith("engine:")])
+
+
+def _merged_metrics(files) -> Dict[str, Any]:
+    """One accumulator per metric key: the first file's state, the others merged in.
+    The accumulators check structure, settings, field names, shapes and values."""
+    first_path, first = files[0]
+    keys = sorted(first["states"])
+    accs: Dict[str, Any] = {}
+    for path, f in files:
+        if sorted(f["states"]) != keys:
+            raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {keys}")
+        for key in keys:
+            st, where = f["states"][key], f"{path}: metrics.{key}"
+            try:
+                if key not in accs:
+                    accs[key] = from_state(st, where)  # its messages start with `where`
+                else:
+                    accs[key].merge(st)
+            except (ValueError, KeyError, TypeError, OverflowError) as e:
+                msg = _oneline(str(e)) or type(e).__name__
+                if key in accs and not msg.startswith(where):
+                    msg = f"{where}: cannot merge with {first_path}: {msg}"
+                raise CliError(msg) from None
+    return accs
+
+
+def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
+    """The states' settings must be the ones ``spec`` gives (the same builders as scoring; the
+    settings a state's own name fixes, ROUGE-N's n and BLEU's n_size, are taken from it)."""
+    values = {k: v for k, (v, _) in read_config(spec).items()}
+    origin = {k: w for k, (_, w) in read_config(spec).items()}
+    for acc in accs.values():
+        ms = acc.spec
+        fixed = {k: getattr(acc.settings, k) for k in ms.label_fields()}
+        want = _build(lambda v: ms.from_options({**v, **fixed}), values, origin)
+        if want != acc.settings:
+            raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: "
+                           f"{want.config()}")
+
+
+_ORDER = {name: i for i, name in enumerate(METRICS)}  # printed in the registry's order
+
+
+def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
+    result: Dict[str, float] = {}
+    ordered = sorted(accs.values(), key=lambda a: (_ORDER[a.metric_name],
+                                                   [getattr(a.settings, k) for k in a.spec.label_fields()]))
+    for acc in ordered:
+        name = acc.label
+        if name in result:  # two states of one kind would print one number for two data sets
+            raise CliError(f"{where}: holds two {name} states")
+        try:
+            result[name] = acc.score()
+        except OverflowError as e:
+            raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
+    _check_finite(result, "the states' sums or settings are out of range")
+    return {k: _pct(v) for k, v in result.items()}
+
+
+def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
+    bases = {p: _split_engine(s)[0] for p, s in sigs.items()}
+    if len(set(bases.values())) > 1:
+        detail = "; ".join(f"{p}: {s}" for p, s in bases.items())
+        raise CliError(f"state files were made with different settings ({detail})")
+    if bases:
+        engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
+        return next(iter(bases.values())) + (f"|engine:{'+'.join(engines)}" if engines else "")
+    parts = []
+    for acc in metrics.values():
+        cfg = acc.settings.config()
+        parts.append(acc.metric_name + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
+    return "|".join(["merged"] + parts + [f"v:{__version__}"])
+
+
+def _distinct_inputs(paths: List[str]) -> None:
+    """The same state file twice (or a link to it) would count its data twice."""
+    seen: Dict[Tuple[int, int], str] = {}
+    for p in paths:
+        _check_input(p)
+        st = os.stat(p)
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            raise CliError(f"{p} is the same file as {seen[key]} (its data would be counted twice)")
+        seen[key] = p
+
+
+def cmd_merge(args) -> int:
+    _distinct_inputs(args.state_files)
+    files = [(p, _load_state_file(p)) for p in args.state_files]
+    metrics = _merged_metrics(files)
+    sigs = {p: f["signature"] for p, f in files if f["signature"] is not None}
+    signature = _merge_signature(metrics, sigs)
+    if args.config:
+        _check_merge_config(metrics, args.config)
+    result = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
+    _print_result(args, result, args.format, signature, [f"merged {len(files)} state files"])
+    return 0

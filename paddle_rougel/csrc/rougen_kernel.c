@@ -1,0 +1,284 @@
+/*
+ * ROUGE-N overlap counts, every (candidate, reference) pair on its own (no max over
+ * references: that is BLEU's ngram_kernel.c, whose table keeps one best count per
+ * candidate n-gram over all sources and which has no distinct mode).
+ *
+ * Every n-gram gets a dense id per instance, order by order: the n-gram at position p is
+ * the pair ((n-1)-gram id at p, token id at p+n-1), looked up in one open-addressing table
+ * keyed by that pair as 64 bits, so two n-grams are equal iff their ids are (by induction:
+ * no token comparisons, no hash collisions to resolve).  The candidate's n-grams come
+ * first (ids 1..Gc); then each reference's:
+ *   clipped: looked up only (0: not in the candidate, and then neither is any longer
+ *       n-gram at that position); hits count each reference occurrence while its running
+ *       count is within the candidate's count: sum of min(count_cand, count_ref).
+ *   distinct: added (new ids above Gc), so each reference's distinct n-grams are counted by
+ *       first occurrences; a hit is a first occurrence of an id <= Gc.
+ * Unigram ids are the caller's local token ids (no table).
+ */
+#include "rougen_kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokmap.h"
+
+struct RougeNSlot { uint64_t key; uint32_t val, stamp; };
+
+void rougen_scratch_free(RougeNScratch *s) {
+    free(s->gid); free(s->cnt); free(s->run); free(s->stamp); free(s->map); free(s->pair); free(s->cidx);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Room for ids 0..ids in cnt / run / stamp (new entries' stamps zeroed). */
+static int ids_reserve(RougeNScratch *s, size_t ids) {
+    if (ids + 1 <= s->cnt_cap) return 0;
+    size_t cap = 256;
+    while (cap < ids + 1) cap *= 2;
+    free(s->cnt); free(s->run); free(s->stamp);
+    s->cnt = (uint32_t *)malloc(cap * sizeof(uint32_t));
+    s->run = (uint32_t *)malloc(cap * sizeof(uint32_t));
+    s->stamp = (uint32_t *)calloc(cap, sizeof(uint32_t));
+    s->epoch = 0;
+    s->cnt_cap = (s->cnt && s->run && s->stamp) ? cap : 0;
+    return s->cnt_cap ? 0 : -1;
+}
+
+/* Room for need keys at load <= 1/2; every key forgotten (a new generation). */
+static int map_reset(RougeNScratch *s, size_t need) {
+    size_t cap = 64;
+    while (cap < 2 * need) cap *= 2;
+    if (cap > s->map_cap) {
+        free(s->map);
+        s->map = (struct RougeNSlot *)calloc(cap, sizeof(struct RougeNSlot));
+        s->mgen = 0;
+        s->map_cap = s->map ? cap : 0;
+        if (!s->map) return -1;
+    }
+    if (++s->mgen == 0) { memset(s->map, 0, s->map_cap * sizeof(struct RougeNSlot)); s->mgen = 1; }
+    return 0;
+}
+
+static inline size_t map_slot(const RougeNScratch *s, uint64_t key) {
+    const size_t mask = s->map_cap - 1;
+    const uint64_t h = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 32) & mask;
+    while (s->map[i].stamp == s->mgen && s->map[i].key != key) i = (i + 1) & mask;
+    return i;
+}
+
+/* The id of key, a new one (++*next) when it is absent. */
+static inline uint32_t map_add(RougeNScratch *s, uint64_t key, uint32_t *next) {
+    struct RougeNSlot *e = &s->map[map_slot(s, key)];
+    if (e->stamp != s->mgen) { e->stamp = s->mgen; e->key = key; e->val = ++*next; }
+    return e->val;
+}
+
+static inline uint32_t map_get(const RougeNScratch *s, uint64_t key) {
+    const struct RougeNSlot *e = &s->map[map_slot(s, key)];
+    return e->stamp == s->mgen ? e->val : 0;
+}
+
+static inline uint32_t next_epoch(RougeNScratch *s) {
+    if (++s->epoch == 0) { memset(s->stamp, 0, s->cnt_cap * sizeof(uint32_t)); s->epoch = 1; }
+    return s->epoch;
+}
+
+static inline int64_t grams(int64_t len, int64_t o) { return len >= o ? len - o + 1 : 0; }
+
+/* ids of the order-o n-grams (o >= 2) from those of order o-1 (prev: the unigram ids a, b
+ * when o == 2; else gid itself, updated in place); the candidate's are 1..*Gc (in: those of
+ * order o-1).  Returns, clipped, whether some reference n-gram is in the candidate. */
+/* Entries of the direct table: ((n-1)-gram id, token id) at id * (k + 1) + token. */
+#define PAIR_TABLE (1u << 16)
+
+/* next_order, clipped, when (P + 1) * (k + 1) <= PAIR_TABLE (P: the highest (n-1)-gram id):
+ * the table is indexed by the pair, no hashing, no branch for a missing id (row and column 0
+ * are never set: ids start at 1). */
+static int next_order_direct(RougeNScratch *s, int64_t o, const uint32_t *a, int64_t n, uint32_t k,
+                             const uint32_t *b, const int64_t *ref_len, int64_t nrefs, uint32_t *Gc) {
+    if (!s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    if (grow((void **)&s->cidx, &s->cidx_cap, (size_t)n + 1, sizeof(uint32_t)) < 0) return -1;
+    uint32_t *gid = s->gid, *pair = s->pair, *cidx = s->cidx, next = 0;
+    const uint32_t W = k + 1, *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
+    const int64_t nc = grams(n, o);
+    for (int64_t p = 0; p < nc; p++) {
+        const uint32_t at = pa[p] * W + a[p + o - 1];
+        uint32_t v = pair[at];
+        if (!v) pair[at] = v = ++next;
+        cidx[p] = at;
+        gid[p] = v;
+    }
+    *Gc = next;
+    uint32_t any = 0;
+    uint32_t *G = gid + n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        for (int64_t p = 0; p + o <= m; p++) any |= G[p] = pair[pb[p] * W + b[p + o - 1]];
+        b += m;
+        pb += m;
+        G += m;
+    }
+    for (int64_t p = 0; p < nc; p++) pair[cidx[p]] = 0;
+    return any != 0;
+}
+
+static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t *a, int64_t n, uint32_t k,
+                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total, uint32_t *Gc) {
+    if (!distinct && ((uint64_t)*Gc + 1) * ((uint64_t)k + 1) <= PAIR_TABLE)
+        return next_order_direct(s, o, a, n, k, b, ref_len, nrefs, Gc);
+    if (map_reset(s, (size_t)(distinct ? total : n)) < 0) return -1;
+    uint32_t *gid = s->gid, next = 0;
+    const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
+    for (int64_t p = 0; p + o <= n; p++) gid[p] = map_add(s, (uint64_t)pa[p] << 32 | a[p + o - 1], &next);
+    *Gc = next;
+    int alive = 0;
+    uint32_t *G = gid + n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        if (distinct) {
+            for (int64_t p = 0; p + o <= m; p++) G[p] = map_add(s, (uint64_t)pb[p] << 32 | b[p + o - 1], &next);
+        } else {
+            for (int64_t p = 0; p + o <= m; p++) {
+                const uint32_t x = pb[p], y = b[p + o - 1];  /* 0: not in the candidate */
+                G[p] = (x && y) ? map_get(s, (uint64_t)x << 32 | y) : 0;
+                alive |= G[p] != 0;
+            }
+        }
+        b += m;
+        pb += m;
+        G += m;
+    }
+    return alive;
+}
+
+/* Clipped hits of each reference (ids g[0..]: the candidate's first): a reference occurrence
+ * is a hit while the candidate has occurrences left. */
+static void clipped_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
+                         int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
+    uint32_t *cnt = s->cnt, *left = s->run;
+    memset(cnt, 0, ((size_t)Gc + 1) * sizeof(uint32_t));
+    for (int64_t p = 0; p + o <= n; p++) cnt[g[p]]++;
+    g += n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        memcpy(left, cnt, ((size_t)Gc + 1) * sizeof(uint32_t));  /* left[0] = 0: never a hit */
+        int64_t h = 0;
+        for (int64_t p = 0; p + o <= m; p++) {
+            const uint32_t x = left[g[p]], hit = x != 0;
+            h += hit;
+            left[g[p]] = x - hit;
+        }
+        hits[r * K] = h;
+        ref_grams[r * K] = grams(m, o);
+        g += m;
+    }
+}
+
+/* Distinct n-grams of each reference, and those the candidate has too (ids <= Gc). */
+static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
+                          int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
+    g += n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        const uint32_t e = next_epoch(s);
+        int64_t h = 0, d = 0;
+        for (int64_t p = 0; p + o <= m; p++)
+            if (s->stamp[g[p]] != e) { s->stamp[g[p]] = e; d++; h += g[p] <= Gc; }
+        hits[r * K] = h;
+        ref_grams[r * K] = d;
+        g += m;
+    }
+}
+
+int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+                 const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+                 int64_t *ref_grams) {
+    const int K = spec->K, distinct = spec->distinct;
+    int64_t total_b = 0, longest = n, top = 0;
+    for (int64_t r = 0; r < nrefs; r++) {
+        total_b += ref_len[r];
+        if (ref_len[r] > longest) longest = ref_len[r];
+    }
+    for (int c = 0; c < K; c++)
+        if (spec->orders[c] > top) top = spec->orders[c];
+    if (top > longest) top = longest;  /* no n-gram of a higher order anywhere: all zeros */
+    const int64_t total = n + total_b;
+    uint32_t V = k;  /* the highest unigram id (clipped: k) */
+    if (distinct)
+        for (int64_t q = 0; q < total_b; q++)
+            if (b[q] > V) V = b[q];
+    if (grow((void **)&s->gid, &s->gid_cap, (size_t)total + 1, sizeof(uint32_t)) < 0 ||
+        ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V)) < 0)
+        return -1;
+    uint32_t Gc = k;   /* the candidate's distinct n-grams: ids 1..Gc */
+    int alive = 1;     /* clipped: does some reference n-gram of this order occur in the candidate? */
+    for (int64_t o = 1; o <= top; o++) {
+        if (o > 1 && (alive || distinct)) {
+            alive = next_order(s, distinct, o, a, n, k, b, ref_len, nrefs, total, &Gc);
+            if (alive < 0) return -1;
+        }
+        for (int c = 0; c < K; c++) {
+            if (spec->orders[c] != o) continue;
+            cand_grams[c] = distinct ? (int64_t)(n >= o ? Gc : 0) : grams(n, o);
+            if (!distinct && !alive) {  /* nothing matches: hits stay 0 */
+                for (int64_t r = 0; r < nrefs; r++) ref_grams[r * K + c] = grams(ref_len[r], o);
+                continue;
+            }
+            if (o == 1) {  /* unigram ids: the tokens' own, a then b (copied next to each other) */
+                memcpy(s->gid, a, (size_t)n * sizeof(uint32_t));
+                memcpy(s->gid + n, b, (size_t)total_b * sizeof(uint32_t));
+            }
+            (distinct ? distinct_hits : clipped_hits)(s, s->gid, n, Gc, ref_len, nrefs, o, K, hits + c,
+                                                      ref_grams + c);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ token-id batches */
+
+typedef struct {
+    TokMap map;
+    uint32_t *ids;
+    int64_t *ref_len;
+    size_t ids_cap, rl_cap;
+    RougeNScratch s;
+} RWork;
+
+static int rougen_instance(RWork *w, const RougeNBatch *b, size_t i) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1], nrefs = t1 - t0 - 1;
+    const int64_t base = b->text_off[t0], n = b->text_off[t0 + 1] - base, total = b->text_off[t1] - base;
+    const int distinct = b->spec.distinct;
+    if (grow((void **)&w->ids, &w->ids_cap, (size_t)total + 1, sizeof(uint32_t)) < 0 ||
+        grow((void **)&w->ref_len, &w->rl_cap, (size_t)nrefs + 1, sizeof(int64_t)) < 0 ||
+        tokmap_reserve(&w->map, (size_t)(distinct ? total : n)) < 0)
+        return -1;
+    tokmap_clear(&w->map);
+    const tok_t *T = b->toks + base;
+    uint32_t k = 0;
+    for (int64_t p = 0; p < n; p++) w->ids[p] = tokmap_add(&w->map, T[p], &k);
+    const uint32_t cand_k = k;
+    for (int64_t p = n; p < total; p++)
+        w->ids[p] = distinct ? tokmap_add(&w->map, T[p], &k) : tokmap_get(&w->map, T[p]);
+    for (int64_t r = 0; r < nrefs; r++) w->ref_len[r] = b->text_off[t0 + 2 + r] - b->text_off[t0 + 1 + r];
+    const size_t K = (size_t)b->spec.K, pair0 = (size_t)(t0 - (int64_t)i);  /* pairs before instance i */
+    return rougen_local(&w->s, &b->spec, w->ids, n, cand_k, w->ids + n, w->ref_len, nrefs,
+                        b->out.hits + pair0 * K, b->out.cand_grams + i * K, b->out.ref_grams + pair0 * K);
+}
+
+double rougen_cost(const RougeNBatch *b, size_t i) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    return (double)(b->text_off[t1] - b->text_off[t0] + 1) * (double)b->spec.K;
+}
+
+int rougen_range(void *ctx, size_t begin, size_t end) {
+    const RougeNBatch *b = (const RougeNBatch *)ctx;
+    RWork w;
+    memset(&w, 0, sizeof(w));
+    int rc = 0;
+    for (size_t i = begin; i < end && rc == 0; i++) rc = rougen_instance(&w, b, i);
+    tokmap_free(&w.map);
+    free(w.ids); free(w.ref_len);
+    rougen_scratch_free(&w.s);
+    return rc;
+}

@@ -1,0 +1,180 @@
+"""ROUGE-N counting engine: n-gram overlap of every (candidate, reference) pair.
+
+:func:`ngram_overlap` counts, for each order n of ``orders`` and each pair, the n-grams the
+candidate and the reference share and how many each has; the metric turns them into
+P = hits / cand_grams, R = hits / ref_grams and F.  Two ways to count:
+
+* clipped (``distinct=False``): hits = sum over the distinct n-grams g of
+  min(count in the candidate, count in the reference); cand_grams / ref_grams = len - n + 1
+  (0 when shorter).  rouge-score 0.1.2's ``_score_ngrams`` and ROUGE-1.5.5.
+* distinct (``distinct=True``): n-grams as sets (rouge-chinese's default ``exclusive=True``):
+  hits = |set(cand n-grams) & set(ref n-grams)|, cand_grams / ref_grams = the sets' sizes.
+
+Texts, tokens and errors are exactly those of :func:`paddle_rougel.engine.lcs_batch` (a str
+is its characters, any other sequence holds hashable tokens compared with ``==``; a token
+unequal to itself, such as NaN, matches nothing, so an n-gram holding one never matches; it
+still counts in cand_grams / ref_grams, and in distinct mode each such n-gram is distinct
+from every other).  ``words=(mode, fold)`` (``TextSettings.c_words()``) splits str texts into
+words first, in C by the LCS engine's word reader (``csrc/words_kernel.c``).
+
+Back ends: the C kernel (``csrc/rougen_kernel.c``) when ``engine.backend() == "c"``, else
+Counter-based Python; both give the same numbers.
+
+>>> res = ngram_overlap(["the cat sat"], [["the cat sat down", "a cat"]], orders=(1, 2),
+...                     words=(0, False))
+>>> res.hits.tolist(), res.cand_grams.tolist(), res.ref_grams.tolist(), res.ref_count.tolist()
+([[3, 2], [1, 0]], [[3, 2]], [[4, 3], [2, 1]], [2])
+>>> ngram_overlap(["aab"], [["aba"]], orders=(1,), distinct=True).hits.tolist()
+[[2]]
+"""
+from __future__ import annotations
+
+import numbers
+from collections import Counter
+from typing import Any, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import engine
+from .inputs import OneRef, unordered
+
+__all__ = ["NgramResult", "ngram_overlap"]
+
+# Orders above this are counted as this one: no text has more tokens (they give all zeros).
+_ORDER_CAP = 1 << 62
+
+
+class NgramResult(NamedTuple):
+    """N-gram counts of every (candidate, reference) pair of a batch, in order.
+
+    ``hits`` and ``ref_grams`` are flat over all pairs ([M, K]), ``cand_grams`` ([N, K]) and
+    ``ref_count`` ([N]) per instance; column k is order ``orders[k]``; the references of
+    instance i are the rows ``offsets[i]:offsets[i+1]`` of the flat arrays.
+    """
+
+    hits: np.ndarray
+    cand_grams: np.ndarray
+    ref_grams: np.ndarray
+    ref_count: np.ndarray
+
+    offsets = engine.LcsResult.offsets  # from ref_count, as LcsResult's (one home)
+
+
+def _check_orders(orders: Any) -> Tuple[int, ...]:
+    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__") or unordered(orders):
+        raise TypeError(f"orders must be a tuple of distinct ints >= 1, e.g. (1, 2); got {orders!r}")
+    out = tuple(orders)
+    if not out or len(out) > 1 << 20:
+        raise ValueError(f"orders has {len(out)} entries: give 1 to 2**20 n-gram orders, e.g. (1, 2)")
+    for k, o in enumerate(out):
+        if isinstance(o, bool) or not isinstance(o, numbers.Integral):
+            raise ValueError(f"orders[{k}] = {o!r}: expected an int >= 1 (an n-gram order)")
+        if o < 1:
+            raise ValueError(f"orders[{k}] = {o!r}: an n-gram order must be >= 1")
+    out = tuple(int(o) for o in out)
+    if len(set(out)) != len(out):
+        dup = next(o for o in out if out.count(o) > 1)
+        raise ValueError(f"orders {out}: order {dup} is given twice")
+    return out
+
+
+def ngram_overlap(cands: Sequence, ref_lists: Sequence, orders: Sequence[int] = (1, 2),
+                  distinct: bool = False, words: Optional[tuple] = None,
+                  threads: Optional[int] = None) -> NgramResult:
+    """N-gram overlap counts of each candidate against each of its references.
+
+    Args:
+        cands: N candidates (str or token sequences).
+        ref_lists: N non-empty lists of references (or an ``inputs.OneRef``: one str
+            reference each).
+        orders: distinct ints >= 1, the n-gram orders (K of them; column k is orders[k]).
+        distinct: count n-grams as sets (see the module doc) rather than clipped counts.
+        words: ``(mode, fold)`` as :func:`engine.lcs_batch`'s: str texts split into words.
+        threads: worker threads for the C kernel (default: ``engine.default_threads()``).
+
+    Returns:
+        :class:`NgramResult` of int64 arrays: hits [M, K], cand_grams [N, K], ref_grams [M, K],
+        ref_count [N] (M = ref_count.sum(), pairs instance by instance).
+
+    Raises:
+        TypeError / ValueError: bad orders, or (as lcs_batch) a None item, a bare str as a
+        reference list, an empty reference list, an unhashable token, mismatched lengths,
+        naming the instance, reference and token.
+    """
+    orders = _check_orders(orders)
+    if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
+        raise TypeError("ngram_overlap takes a list of candidates and a list of reference lists")
+    for name, x in (("cands", cands), ("ref_lists", ref_lists)):
+        if unordered(x):
+            raise TypeError(f"ngram_overlap: {name} is {unordered(x)}, which has no order; expected a list")
+    if not isinstance(cands, (list, tuple)):
+        cands = list(cands)  # generators: both back ends need len() and two passes
+    return _count(cands, ref_lists, orders, bool(distinct), words, threads)
+
+
+def _count(cands: Sequence, ref_lists: Any, orders: Tuple[int, ...], distinct: bool,
+           words: Optional[tuple], threads: Optional[int]) -> NgramResult:
+    """The back end's counts (the one place that picks it: C, or the Python fallback)."""
+    K = len(orders)
+    c_ext = engine._c_ext if engine.backend() == "c" else None
+    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None  # one str reference each
+    if one is None and not isinstance(ref_lists, (list, tuple)):
+        ref_lists = list(ref_lists)  # (inputs.FlatRefs, generators, ...)
+    if c_ext is not None:
+        c_orders = tuple(min(o, _ORDER_CAP) for o in orders)
+        nthreads = threads or engine.default_threads()
+        if words is not None:  # str texts: words read in C (None: some text is not a str)
+            raw = c_ext.lcs_words(cands, ref_lists if one is None else one, words[0], bool(words[1]), nthreads,
+                                  one_ref=one is not None, orders=c_orders, distinct=distinct, lcs=False)
+            if raw is not None:
+                _, _, _, rc, h, cg, rg = (np.frombuffer(b, dtype=np.int64) for b in raw)
+                return NgramResult(h.reshape(-1, K), cg.reshape(-1, K), rg.reshape(-1, K), rc)
+    if one is not None:
+        ref_lists = list(ref_lists)
+    if words is not None:  # the Python tokenizer of the same settings (as lcs_batch)
+        from .inputs import Batch, make_batch, split_words
+
+        b = make_batch(cands, ref_lists)
+        split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
+        cands, ref_lists = split.cands, split.ref_lists
+    if c_ext is not None:
+        h, cg, rg, rc = (np.frombuffer(b, dtype=np.int64)
+                         for b in c_ext.rouge_n(cands, ref_lists, c_orders, distinct, nthreads))
+        return NgramResult(h.reshape(-1, K), cg.reshape(-1, K), rg.reshape(-1, K), rc)
+    engine._warn_fallback()
+    return _python_overlap(cands, ref_lists, orders, distinct)
+
+
+def _python_overlap(cands: Sequence, ref_lists: Sequence, orders: Tuple[int, ...],
+                    distinct: bool) -> NgramResult:
+    """The fallback: Counters of n-gram tuples (tokens read and checked as the LCS engine's)."""
+    hits, cand_grams, ref_grams, ref_count = [], [], [], []
+    for i, texts in enumerate(engine._snap_batch(cands, ref_lists, refs=True)):
+        cand = engine._fix(texts[0], i, None)
+        refs = [engine._fix(t, i, j) for j, t in enumerate(texts[1:])]
+        ref_count.append(len(refs))
+        h_rows = [[0] * len(orders) for _ in refs]
+        r_rows = [[0] * len(orders) for _ in refs]
+        c_row = [0] * len(orders)
+        for k, n in enumerate(orders):
+            cc = _grams(cand, n)
+            c_row[k] = len(cc) if distinct else max(0, len(cand) - n + 1)
+            for h_row, r_row, ref in zip(h_rows, r_rows, refs):
+                rc = _grams(ref, n)
+                if distinct:
+                    h_row[k], r_row[k] = len(cc.keys() & rc.keys()), len(rc)
+                else:
+                    h_row[k] = sum(min(c, rc[g]) for g, c in cc.items() if g in rc)
+                    r_row[k] = max(0, len(ref) - n + 1)
+        hits += h_rows
+        ref_grams += r_rows
+        cand_grams.append(c_row)
+    K = len(orders)
+    as64 = lambda x: np.asarray(x, dtype=np.int64).reshape(-1, K)  # noqa: E731
+    return NgramResult(as64(hits), as64(cand_grams), as64(ref_grams), np.asarray(ref_count, dtype=np.int64))
+
+
+def _grams(toks: Sequence, n: int) -> Counter:
+    if n > len(toks):
+        return Counter()
+    return Counter(tuple(toks[p:p + n]) for p in range(len(toks) - n + 1))
