@@ -14,7 +14,8 @@ are checked equal to ours first, and the script exits non-zero on any difference
    ``compute(tokenize="rouge_score", gamma=1)`` and ``compute(tokenize="whitespace")``.
 2. ``english-ids``: the same pairs with every rouge-score word mapped to one code point
    (engine only): rapidfuzz ``cpdist(scorer=LCSseq.similarity)`` against ``engine.lcs_pairs``
-   and ``rouge_l``.
+   and ``rouge_l``; then the same ids as lists of Python ints, rapidfuzz ``cpdist`` against
+   ``engine.lcs_batch`` (no target: issue 21's is on the strs).
 3. ``chinese``: 30,000 short Chinese pairs (5-30 characters), every character a token:
    rapidfuzz ``cpdist`` on the strs against ``rouge_l``.
 4. ``all-pairs``: 2,000 instructions x a pool of 2,000 (Self-Instruct's de-duplication),
@@ -174,6 +175,15 @@ def main(argv=None) -> int:
             table.append(("english-ids", "`engine.lcs_pairs`", t_eng, t_rf))
             table.append(("english-ids", "`rouge_l` (F, P, R)", t_rl, t_rf))
             target("english-ids: lcs_pairs vs rapidfuzz cpdist", t_rf / t_eng, 1.5)
+            # the same ids as lists of Python ints (lcs_batch: tokens.c's int table, the lanes)
+            ci, ri = [[ord(x) for x in c] for c in ce], [[ord(x) for x in r] for r in re_]
+            rli = [[r] for r in ri]
+            t_rfl, lcs_rfl = best_time(lambda: process.cpdist(ci, ri, scorer=LCSseq.similarity, workers=-1),
+                                       args.repeat)
+            t_bl, res_l = best_time(lambda: engine.lcs_batch(ci, rli), args.repeat)
+            check("english-ids: lcs_batch on int lists vs rapidfuzz", res_l.lcs, lcs_rfl)
+            table.append(("english-ids", "rapidfuzz `cpdist` on lists of ints (all cores)", t_rfl, t_rfl))
+            table.append(("english-ids", "`engine.lcs_batch` on lists of ints", t_bl, t_rfl))
 
     if "chinese" in rows_wanted:
         zc, zr = chinese_pairs(args.n, args.seed + 1)

@@ -11,6 +11,11 @@
  *
  * Token ids are remapped per instance to a dense 1..k range over the
  * candidate's alphabet (0 = "not in the candidate": an all-zero mask).
+ *
+ * With vector lanes (b->simd > 0: every id of the batch below 0x10000), an instance whose
+ * candidate has at most 64 tokens and whose references at most PAIRS_LANE_STEPS instead
+ * sends each (candidate, reference) pair to the lanes of pairs_simd.c, PAIRS_LANES pairs
+ * at a time (the masks by vector compares: no remapping, no table).
  */
 #include "lcs_kernel.h"
 
@@ -18,6 +23,7 @@
 #include <string.h>
 
 #include "bitops.h"
+#include "pairs_simd.h"
 #include "tokmap.h"
 
 typedef struct {
@@ -139,18 +145,73 @@ double lcs_cost(const LcsBatch *b, size_t i) {
     return c;
 }
 
+typedef struct {
+    const tok_t *a, *r;
+    int64_t n, m;
+    int64_t *out;
+} Lane;
+
+/* Pairs ln[0 .. g) through the lanes (candidates of 1..64 tokens, references of
+ * 1..PAIRS_LANE_STEPS); ms: PAIRS_LANE_STEPS * PAIRS_LANES masks, 64-byte aligned. */
+static void lane_group(const LcsBatch *b, uint64_t *ms, const Lane *ln, int g) {
+    int64_t steps = 0;
+    for (int l = 0; l < g; l++)
+        if (ln[l].m > steps) steps = ln[l].m;
+    memset(ms, 0, (size_t)steps * PAIRS_LANES * sizeof(uint64_t));
+    for (int l = 0; l < g; l++)
+        pairs_fill(b->simd, ln[l].a, ln[l].n, (int)sizeof(tok_t), ln[l].r, ln[l].m, (int)sizeof(tok_t), ms + l,
+                   PAIRS_LANES);
+    uint64_t V[PAIRS_LANES];
+    pairs_lanes(b->simd, ms, steps, V);
+    for (int l = 0; l < g; l++) {
+        const uint64_t valid = ln[l].n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << ln[l].n) - 1);
+        *ln[l].out = popcount64(~V[l] & valid);
+    }
+}
+
+/* 1 when instance i goes to the lanes: a candidate of 1..64 tokens, references of at most
+ * PAIRS_LANE_STEPS. */
+static int lane_instance(const LcsBatch *b, size_t i) {
+    if (b->simd <= 0) return 0;
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    const int64_t n = b->text_off[t0 + 1] - b->text_off[t0];
+    if (n < 1 || n > 64) return 0;
+    for (int64_t t = t0 + 1; t < t1; t++)
+        if (b->text_off[t + 1] - b->text_off[t] > PAIRS_LANE_STEPS) return 0;
+    return 1;
+}
+
 int lcs_range(void *ctx, size_t begin, size_t end) {
     const LcsBatch *b = (const LcsBatch *)ctx;
     Work w;
     memset(&w, 0, sizeof(w));
     int64_t *ref_len = NULL;
     size_t ref_cap = 0;
+    void *ms = NULL;
+    if (b->simd > 0 && posix_memalign(&ms, 64, PAIRS_LANE_STEPS * PAIRS_LANES * sizeof(uint64_t)) != 0) return -1;
+    Lane ln[PAIRS_LANES];
+    int g = 0;
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
+        if (lane_instance(b, i)) {
+            const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+            const tok_t *a = b->toks + b->text_off[t0];
+            const int64_t n = b->text_off[t0 + 1] - b->text_off[t0];
+            int64_t *out = b->lcs + (t0 - (int64_t)i);  /* references before instance i: t0 - i */
+            for (int64_t t = t0 + 1; t < t1; t++, out++) {
+                const int64_t m = b->text_off[t + 1] - b->text_off[t];
+                if (m == 0) { *out = 0; continue; }
+                ln[g++] = (Lane){a, b->toks + b->text_off[t], n, m, out};
+                if (g == PAIRS_LANES) { lane_group(b, (uint64_t *)ms, ln, g); g = 0; }
+            }
+            continue;
+        }
         size_t nrefs = (size_t)(b->inst_start[i + 1] - b->inst_start[i] - 1);
         if (grow((void **)&ref_len, &ref_cap, nrefs + 1, sizeof(int64_t)) < 0) rc = -1;
         else rc = lcs_instance(&w, b, i, ref_len);
     }
+    if (g && rc == 0) lane_group(b, (uint64_t *)ms, ln, g);
+    free(ms);
     free(ref_len);
     work_free(&w);
     return rc;

@@ -15,6 +15,7 @@ typedef struct {
     const int64_t *text_off;    /* [T+1] */
     const int64_t *inst_start;  /* [N+1] */
     int64_t *lcs;               /* [T-N] out: LCS of each reference, in order */
+    int simd;                   /* > 0: pairs_lanes' level for short pairs (every id below 0x10000); 0: none */
 } LcsBatch;
 
 /* Per-thread scratch of lcs_local (zero-initialise; lcs_scratch_free when done). */

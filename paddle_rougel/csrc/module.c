@@ -11,8 +11,10 @@
  *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)
  *   matrix_kernel.c all-pairs LCS of queries against choices (pure C)
  *   pairs_kernel.c  character-level (str, str) pairs without per-pair overhead (pure C)
+ *   pairs_simd.c    the vector lanes of short independent pairs (pure C, runtime dispatch)
  *
- * The GIL is held while tokens are read; the kernels run without it.
+ * The GIL is held while tokens are read; the kernels run without it (lcs_pairs keeps it
+ * for a batch of a few ms of work: PAIRS_GIL_COST).
  * Results are bytearrays (numpy views of them are writable).
  */
 #define PY_SSIZE_T_CLEAN
@@ -25,12 +27,17 @@
 #include "matrix_kernel.h"
 #include "ngram_kernel.h"
 #include "pairs_kernel.h"
+#include "pairs_simd.h"
 #include "partition.h"
 #include "rougen_kernel.h"
 #include "stats_kernel.h"
 #include "tokens.h"
 #include "tokmap.h"
 #include "words_kernel.h"
+
+/* lcs_pairs keeps the GIL for a batch of at most this pairs_cost (about 4 ms of work on
+ * one AVX-512 core, 15 on the portable lanes; CPython's switch interval is 5 ms). */
+#define PAIRS_GIL_COST 1e7
 
 /* A zero-filled bytearray of n native int64 and its data. */
 static PyObject *int64_array(Py_ssize_t n, int64_t **data) {
@@ -66,22 +73,33 @@ static PyObject *lengths(const TokenBatch *b) {
 }
 
 PyDoc_STRVAR(lcs_batch_doc,
-"lcs_batch(cands, ref_lists, threads=1) -> (lcs, cand_len, ref_len, ref_count)\n\n"
+"lcs_batch(cands, ref_lists, threads=1, simd=-1) -> (lcs, cand_len, ref_len, ref_count)\n\n"
 "cands: N token sequences; ref_lists: N non-empty lists of token sequences.\n"
 "Returns four bytearrays of native int64: LCS of every (candidate, reference)\n"
 "pair in order [M], candidate lengths [N], reference lengths [M] and\n"
-"references per instance [N].  Tokens: see paddle_rougel.engine.");
+"references per instance [N].  Tokens: see paddle_rougel.engine.  simd: the lanes\n"
+"of short pairs, as lcs_pairs (0: none).");
 
 static PyObject *lcs_batch(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "ref_lists", "threads", NULL};
+    static char *kwlist[] = {"cands", "ref_lists", "threads", "simd", NULL};
     PyObject *cands, *refs, *lcs = NULL, *lens = NULL, *result = NULL;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands, &refs, &threads)) return NULL;
+    int threads = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ii", kwlist, &cands, &refs, &threads, &simd)) return NULL;
+    if (simd > pairs_simd_level() || simd < -1) {
+        PyErr_Format(PyExc_ValueError, "lcs_batch: simd=%d is not -1 or a level this CPU runs (0..%d)", simd,
+                     pairs_simd_level());
+        return NULL;
+    }
     TokenBatch b;
     memset(&b, 0, sizeof(b));
     double *cost = NULL;
     if (batch_read(&b, cands, refs, LISTS_OF_REFERENCES) < 0) goto done;
-    LcsBatch L = {b.toks, b.text_off, b.inst_start, NULL};
+    LcsBatch L = {b.toks, b.text_off, b.inst_start, NULL, 0};
+    if (simd != 0) {  /* the lanes compare 16-bit ids */
+        tok_t most = 0;
+        for (int64_t p = 0; p < b.text_off[b.T]; p++) most = b.toks[p] > most ? b.toks[p] : most;
+        if (most < 0x10000) L.simd = simd < 0 ? pairs_simd_level() : simd;
+    }
     if (!(lcs = int64_array(b.T - b.N, &L.lcs))) goto done;
     if (!(cost = (double *)malloc(((size_t)b.N + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t i = 0; i < b.N; i++) cost[i] = lcs_cost(&L, (size_t)i);
@@ -687,44 +705,49 @@ done:
 /* ------------------------------------------------------------ str pairs */
 
 PyDoc_STRVAR(lcs_pairs_doc,
-"lcs_pairs(cands, refs, threads=1) -> (lcs, cand_len, ref_len) or None\n\n"
+"lcs_pairs(cands, refs, threads=1, simd=-1) -> (lcs, cand_len, ref_len) or None\n\n"
 "The LCS of cands[i] and refs[i], every character a token: native int64\n"
 "bytearrays [N].  None (nothing computed) unless both are lists or tuples of\n"
-"exact str of the same length.");
+"exact str of the same length.  simd: the lanes of short pairs: -1 the best this\n"
+"CPU runs, 0 portable, 1 AVX2, 2 AVX-512 (tests; an error where the CPU lacks it).");
 
 static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "refs", "threads", NULL};
+    static char *kwlist[] = {"cands", "refs", "threads", "simd", NULL};
     PyObject *cands, *refs, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *result = NULL;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|i", kwlist, &cands, &refs, &threads)) return NULL;
+    int threads = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ii", kwlist, &cands, &refs, &threads, &simd)) return NULL;
+    if (simd > pairs_simd_level() || simd < -1) {
+        PyErr_Format(PyExc_ValueError, "lcs_pairs: simd=%d is not -1 or a level this CPU runs (0..%d)", simd,
+                     pairs_simd_level());
+        return NULL;
+    }
     if (!list_or_tuple(cands) || !list_or_tuple(refs) ||
         PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(refs))
         Py_RETURN_NONE;
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
     PyObject **ci = PySequence_Fast_ITEMS(cands), **ri = PySequence_Fast_ITEMS(refs);
-    for (Py_ssize_t i = 0; i < N; i++)
-        if (!PyUnicode_CheckExact(ci[i]) || !PyUnicode_CheckExact(ri[i])) Py_RETURN_NONE;
-    PyObject **objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *));
     WordText *texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
     double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    PyObject **objs = NULL;  /* the references taken by a batch that releases the GIL */
     Py_ssize_t owned = 0;
-    if (!objs || !texts || !cost) { PyErr_NoMemory(); goto done; }
+    if (!texts || !cost) { PyErr_NoMemory(); goto done; }
     int64_t *out, *cl, *rl;
     if (!(lcs = int64_array(N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(N, &rl))) goto done;
-    PairsBatch P = {texts, out};
-    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned (the
-     * lists may change once the GIL is released), their storage, lengths and costs */
+    PairsBatch P = {texts, out, simd < 0 ? pairs_simd_level() : simd};
+    double total = 0;
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): their types,
+     * storage, lengths and costs.  No Python code runs from here to the kernel's end, so the
+     * lists stay as they are while the GIL is held. */
     for (Py_ssize_t i = 0; i < N; i++) {
         if (i + 16 < N) {
-            __builtin_prefetch(ci[i + 16], 1);
-            __builtin_prefetch(ri[i + 16], 1);
+            __builtin_prefetch(ci[i + 16]);
+            __builtin_prefetch(ri[i + 16]);
         }
         for (int side = 0; side < 2; side++) {
             PyObject *o = side ? ri[i] : ci[i];
-            Py_INCREF(o);
-            objs[owned++] = o;
+            if (!PyUnicode_CheckExact(o)) { Py_CLEAR(lcs); result = Py_None; Py_INCREF(result); goto done; }
 #if PY_VERSION_HEX < 0x030C0000
-            if (PyUnicode_READY(o) < 0) goto done;
+            if (PyUnicode_READY(o) < 0) goto done;  /* (no Python code: a legacy str's storage) */
 #endif
             WordText *x = &texts[2 * i + side];
             x->data = PyUnicode_DATA(o);
@@ -734,8 +757,22 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
         cl[i] = texts[2 * i].len;
         rl[i] = texts[2 * i + 1].len;
         cost[i] = pairs_cost(&P, (size_t)i);
+        total += cost[i];
     }
-    if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    if (total <= PAIRS_GIL_COST) {
+        /* A small batch (about the interpreter's switch interval of work, or less) keeps the
+         * GIL: no thread can change the lists meanwhile, so no references are taken (each
+         * would dirty, then revisit, an object the kernel has long left). */
+        if (run_partitioned(cost, (size_t)N, threads, pairs_range, &P) < 0) { PyErr_NoMemory(); goto done; }
+    } else {
+        /* owned references: the lists may change once the GIL is released */
+        if (!(objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
+        for (; owned < 2 * N; owned++) {
+            objs[owned] = owned & 1 ? ri[owned / 2] : ci[owned / 2];
+            Py_INCREF(objs[owned]);
+        }
+        if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    }
     result = PyTuple_Pack(3, lcs, cl_o, rl_o);
 done:
     for (Py_ssize_t t = 0; t < owned; t++) Py_DECREF(objs[t]);
@@ -857,10 +894,16 @@ static PyObject *simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(matrix_simd_available());
 }
 
+static PyObject *py_pairs_simd_level(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(pairs_simd_level());
+}
+
 static PyMethodDef methods[] = {
     {"lcs_pairs", (PyCFunction)(void (*)(void))lcs_pairs, METH_VARARGS | METH_KEYWORDS, lcs_pairs_doc},
     {"score_matrix", (PyCFunction)(void (*)(void))score_matrix, METH_VARARGS | METH_KEYWORDS, score_matrix_doc},
     {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
+    {"pairs_simd_level", py_pairs_simd_level, METH_NOARGS,
+     "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
     {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
     {"rouge_n", (PyCFunction)(void (*)(void))rouge_n, METH_VARARGS | METH_KEYWORDS, rouge_n_doc},

@@ -11,6 +11,7 @@
 typedef struct {
     const WordText *texts;
     int64_t *lcs;               /* [N] out */
+    int simd;                   /* pairs_lanes' level: at most pairs_simd_level() */
 } PairsBatch;
 
 double pairs_cost(const PairsBatch *b, size_t i);

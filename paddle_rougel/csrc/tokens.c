@@ -11,6 +11,10 @@
  *    ==, except that a token unequal to itself (NaN, ...) gets an id of its
  *    own and so matches nothing, not even itself.  Integer values become
  *    Python ints first, so they equal the same ints (or 1.0) in a list.
+ *    A list or tuple of exact ints of 64 bits is snapshotted as their values
+ *    (no reference per token), as an integer buffer is; when every text is
+ *    such, a C table keyed by value gives the ids (int_ids): no Python object
+ *    per token, no dict.
  */
 #include "tokens.h"
 
@@ -38,7 +42,7 @@ typedef struct {
     PyObject **list;        /* scratch: owned references to one reference list's texts */
     size_t list_cap;
     int all_str;
-    int all_ints;           /* every text a 1-D integer buffer (TEXT_INTS) */
+    int all_ints;           /* every text TEXT_INTS */
 } Snapshot;
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elt) {
@@ -201,6 +205,32 @@ static int snap_int_buffer(Snapshot *s, Text *t, PyObject *obj) {
 
 /* ------------------------------------------------------------ pass 1: snapshot */
 
+/* An exact list or tuple whose items are all exact ints of 64 signed bits: their values into
+ * s->raw (a TEXT_INTS text, as an int64 buffer), with no reference taken per token.  Returns
+ * 0, -1 on error, 1 (nothing kept) when some item is anything else (a bool, a float, a huge
+ * int, a str ...).  No Python code runs. */
+static int snap_int_items(Snapshot *s, Text *t, PyObject *seq) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    if (n > 0 && Py_TYPE(items[0]) != &PyLong_Type) return 1;  /* (an empty one: no tokens, fine) */
+    if (reserve((void **)&s->raw, &s->raw_cap, s->raw_len + (size_t)n, sizeof(uint64_t)) < 0) return -1;
+    uint64_t *out = s->raw + s->raw_len;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = items[k];
+        int over = 0;
+        if (Py_TYPE(o) != &PyLong_Type) return 1;
+        const long long v = PyLong_AsLongLongAndOverflow(o, &over);
+        if (over || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 1; }
+        out[k] = (uint64_t)v;
+    }
+    t->kind = TEXT_INTS;
+    t->off = (int64_t)s->raw_len;
+    t->len = n;
+    t->is_signed = 1;
+    s->raw_len += (size_t)n;
+    return 0;
+}
+
 /* A TypeError while iterating a text (a 0-d array, say) names the text. */
 static void not_a_text(const Text *t, PyObject *seq) {
     if (!PyErr_ExceptionMatches(PyExc_TypeError)) return;
@@ -243,7 +273,8 @@ static int snap_text(Snapshot *s, PyObject *seq, Py_ssize_t inst, Py_ssize_t ref
         return 0;
     }
     s->all_str = 0;
-    const int rc = PyObject_CheckBuffer(seq) ? snap_int_buffer(s, t, seq) : 1;
+    int rc = PyObject_CheckBuffer(seq) ? snap_int_buffer(s, t, seq) : 1;
+    if (rc == 1 && (PyList_CheckExact(seq) || PyTuple_CheckExact(seq))) rc = snap_int_items(s, t, seq);
     if (rc < 0) return -1;
     if (rc == 1 && !PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {  /* the common types: no check */
         int err;
@@ -525,21 +556,46 @@ static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) 
     return 0;
 }
 
-/* Every text an integer buffer: a value's id from a C table (no Python int, no dict).  Two
- * values are equal as Python ints when their 64 bits and their sign are: an int64 -1 and a
- * uint64 2**64 - 1 have the same bits and differ.  (A string is never among them: the
- * buffers all hold integers.) */
+/* Every text an integer buffer or a list / tuple of exact 64-bit ints (TEXT_INTS): a value's
+ * id from a C table (no Python int, no dict).  Two values are equal as Python ints when their
+ * 64 bits and their sign are: an int64 -1 and a uint64 2**64 - 1 have the same bits and
+ * differ.  (A string is never among them: the texts all hold integers.) */
+typedef struct {
+    uint64_t *keys;
+    uint32_t *vals;  /* 0: empty; ids are val - 1 */
+    uint8_t *neg;
+    size_t cap;      /* a power of two, at most half full */
+} IntTable;
+
+static inline size_t int_slot(const IntTable *m, uint64_t k, uint8_t ng) {
+    const size_t mask = m->cap - 1;
+    size_t h = (size_t)(((k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull) >> 17) & mask;
+    while (m->vals[h] && (m->keys[h] != k || m->neg[h] != ng)) h = (h + 1) & mask;
+    return h;
+}
+
+static void int_table_free(IntTable *m) { free(m->keys); free(m->vals); free(m->neg); }
+
+/* A table of cap slots holding old's entries; -1 when out of memory (old unchanged). */
+static int int_table_resize(IntTable *m, size_t cap) {
+    IntTable n = {(uint64_t *)malloc(cap * sizeof(uint64_t)), (uint32_t *)calloc(cap, sizeof(uint32_t)),
+                  (uint8_t *)malloc(cap), cap};
+    if (!n.keys || !n.vals || !n.neg) { int_table_free(&n); return -1; }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->vals[i]) {
+            const size_t h = int_slot(&n, m->keys[i], m->neg[i]);
+            n.keys[h] = m->keys[i]; n.neg[h] = m->neg[i]; n.vals[h] = m->vals[i];
+        }
+    int_table_free(m);
+    *m = n;
+    return 0;
+}
+
 static int int_ids(const Snapshot *s, TokenBatch *b) {
-    size_t total = 0;
-    for (size_t t = 0; t < s->n; t++) total += (size_t)s->texts[t].len;
-    size_t cap = 1024;
-    while (cap < 2 * total) cap *= 2;
-    uint64_t *keys = (uint64_t *)malloc(cap * sizeof(uint64_t));
-    uint32_t *vals = (uint32_t *)calloc(cap, sizeof(uint32_t));  /* 0: empty; ids are val - 1 */
-    uint8_t *neg = (uint8_t *)malloc(cap);
-    if (!keys || !vals || !neg) { free(keys); free(vals); free(neg); PyErr_NoMemory(); return -1; }
+    /* sized by the distinct values seen, not the tokens: a vocabulary stays in cache */
+    IntTable m = {NULL, NULL, NULL, 0};
+    if (int_table_resize(&m, 1024) < 0) { PyErr_NoMemory(); return -1; }
     uint32_t next = 0;
-    const size_t mask = cap - 1;
     for (size_t t = 0; t < s->n; t++) {
         const Text *x = &s->texts[t];
         const uint64_t *v = s->raw + x->off;
@@ -547,13 +603,18 @@ static int int_ids(const Snapshot *s, TokenBatch *b) {
         for (int64_t p = 0; p < x->len; p++) {
             const uint64_t k = v[p];
             const uint8_t ng = x->is_signed && (int64_t)k < 0;
-            size_t h = (size_t)(((k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull) >> 17) & mask;
-            while (vals[h] && (keys[h] != k || neg[h] != ng)) h = (h + 1) & mask;
-            if (!vals[h]) { keys[h] = k; neg[h] = ng; vals[h] = ++next; }
-            out[p] = vals[h] - 1;
+            size_t h = int_slot(&m, k, ng);
+            if (!m.vals[h]) {
+                if (2 * ((size_t)next + 1) > m.cap) {
+                    if (int_table_resize(&m, 2 * m.cap) < 0) { int_table_free(&m); PyErr_NoMemory(); return -1; }
+                    h = int_slot(&m, k, ng);
+                }
+                m.keys[h] = k; m.neg[h] = ng; m.vals[h] = ++next;
+            }
+            out[p] = m.vals[h] - 1;
         }
     }
-    free(keys); free(vals); free(neg);
+    int_table_free(&m);
     return 0;
 }
 
