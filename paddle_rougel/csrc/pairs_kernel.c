@@ -15,6 +15,7 @@
 
 #include "bitops.h"
 #include "lcs_kernel.h"
+#include "lcs_step.h"
 #include "tokmap.h"
 
 #define WIDE_SLOTS 256  /* >= 4 x 64: load <= 1/4 */
@@ -62,11 +63,7 @@ static inline uint64_t mask_of(const PWork *w, uint32_t c) {
 #define STREAM(T)                                                                             \
     do {                                                                                      \
         const T *d = (const T *)r->data;                                                      \
-        for (int64_t j = 0; j < m; j++) {                                                     \
-            const uint64_t M = mask_of(w, d[j]);                                              \
-            const uint64_t U = V & M;                                                         \
-            V = (V + U) | (V & ~M);                                                           \
-        }                                                                                     \
+        for (int64_t j = 0; j < m; j++) V = lcs_step(V, mask_of(w, d[j]));                  \
     } while (0)
 
 static int64_t short_pair(PWork *w, const WordText *a, const WordText *r) {
