@@ -78,8 +78,12 @@ else:
             "paddle_rougel._lcs",
             sources=sorted(glob.glob("paddle_rougel/csrc/*.c")),
             depends=sorted(glob.glob("paddle_rougel/csrc/*.h")),
-            # no fused multiply-add: the C scores are the float64 values numpy computes
-            extra_compile_args=["-O3", "-std=gnu99", "-ffp-contract=off"],
+            # no fused multiply-add: the C scores are the float64 values numpy computes.
+            # Functions and loops start on 64-byte lines: the kernels' speed then does not
+            # depend on where the linker happens to place them (an edit to one source shifted
+            # the others' hot loops by a few bytes and cost them 3-4%); about 6% more code.
+            extra_compile_args=["-O3", "-std=gnu99", "-ffp-contract=off", "-falign-functions=64",
+                                "-falign-loops=64"],
             extra_link_args=["-lpthread"],
         )
     ]

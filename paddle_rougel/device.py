@@ -63,6 +63,8 @@ from typing import Iterator, List, Optional
 import numpy as np
 import paddle
 
+from .lcs_step import advance
+
 __all__ = ["lcs_device", "lcs_masked"]
 
 _MAX_BITS = 62
@@ -188,10 +190,11 @@ def _lcs_bits(ck: paddle.Tensor, rk: paddle.Tensor, words: int, width: int,
     full = paddle.zeros_like(ck[:, :words]) + _powers(ck, width).sum()  # [b, words]
     v = full
     mode = carry or ("ripple" if words < _LOOKAHEAD_FROM else "lookahead")
+    # One word: lcs_step.advance, the host's step.  More words: the row's sum carries from
+    # word to word, which Paddle (no uint64, no carry flag) has no operation for: the carry
+    # is propagated here, by ripple or by lookahead, on words of `width` <= 62 bits.
     if words == 1:
-        for m in steps:
-            u = v & m
-            v = ((v + u) & full) | (v - u)
+        v = advance(v, steps, full)
     elif mode == "ripple":
         zero = paddle.zeros_like(ck[:, :1])
         for m in steps:

@@ -6,7 +6,14 @@ Two interchangeable back ends compute the same numbers:
   O(len(a) * len(b) / 64) word operations and O(len(a) + len(b)) memory per
   pair, several cores used for large batches.
 * ``python``: the same bit-parallel recurrence on Python's arbitrary-size
-  ints, used when the extension could not be built (one warning).
+  ints (:mod:`paddle_rougel.lcs_step`), used when the extension could not be
+  built (one warning).
+
+Each is a :class:`paddle_rougel.backends.Backend` registered by name; every
+metric (ROUGE-L, ROUGE-Lsum, BLEU, the all-pairs matrix, the resampling
+statistics) asks the active one, :func:`get_backend`, for its operations, so
+another back end registered with :func:`register_backend` and selected with
+:func:`set_backend` serves them all.
 
 Tokens: a ``str`` is its sequence of characters; any other sequence (list,
 tuple, range, numpy array of any integer dtype, byte order or stride, ...)
@@ -44,6 +51,7 @@ Example:
 """
 from __future__ import annotations
 
+import operator
 import os
 import warnings
 from collections import Counter
@@ -52,6 +60,7 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .inputs import as_str, unordered
+from .lcs_step import advance
 
 try:  # the compiled kernel is optional: see setup.py
     from . import _lcs as _c_ext
@@ -59,7 +68,7 @@ except ImportError:  # pragma: no cover - exercised by the fallback test via BAC
     _c_ext = None
 
 __all__ = ["LcsResult", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
-           "default_threads"]
+           "get_backend", "register_backend", "unregister_backend", "default_threads"]
 
 
 class LcsResult(NamedTuple):
@@ -82,23 +91,59 @@ class LcsResult(NamedTuple):
         return out
 
 
-_BACKEND = "c" if _c_ext is not None else "python"
+_BACKEND = "c" if _c_ext is not None else "python"  # the name of the active back end
+_BACKENDS: dict = {}  # name -> Backend (filled at the end of this module)
 _WARNED = False
 
 
 def backend() -> str:
-    """The engine in use: ``"c"`` or ``"python"``."""
+    """The engine in use: ``"c"``, ``"python"`` or the name of a registered back end."""
     return _BACKEND
 
 
+def get_backend():
+    """The :class:`paddle_rougel.backends.Backend` in use (the object :func:`backend` names)."""
+    return _BACKENDS[_BACKEND]
+
+
 def set_backend(name: str) -> None:
-    """Force a back end (``"c"`` or ``"python"``); used by tests and benchmarks."""
+    """Select a back end by name (``"c"``, ``"python"`` or a registered one); used by tests
+    and benchmarks.  RuntimeError when it cannot run here (the C kernel not built)."""
     global _BACKEND
-    if name not in ("c", "python"):
-        raise ValueError(f"unknown LCS backend {name!r}; expected 'c' or 'python'")
-    if name == "c" and _c_ext is None:
-        raise RuntimeError("the C LCS kernel is not built (reinstall with a C compiler)")
+    be = _BACKENDS.get(name)
+    if be is None:
+        known = ", ".join(repr(k) for k in _BACKENDS)
+        raise ValueError(f"unknown LCS backend {name!r}; expected one of {known}")
+    why = be.available()
+    if why:
+        raise RuntimeError(why)
     _BACKEND = name
+
+
+def register_backend(be) -> None:
+    """Register a :class:`paddle_rougel.backends.Backend` under ``be.name`` (then
+    ``set_backend(be.name)`` selects it).  ValueError for a name already registered."""
+    from .backends import Backend
+
+    if not isinstance(be, Backend):
+        raise TypeError(f"register_backend: expected a paddle_rougel.backends.Backend, got {type(be).__name__}")
+    if not isinstance(be.name, str) or not be.name:
+        raise ValueError("register_backend: the backend needs a non-empty str name")
+    if be.name in _BACKENDS:
+        raise ValueError(f"register_backend: a backend named {be.name!r} is already registered")
+    _BACKENDS[be.name] = be
+
+
+def unregister_backend(name: str) -> None:
+    """Remove a back end registered with :func:`register_backend` (not a built-in one, nor
+    the one in use)."""
+    if name in ("c", "python"):
+        raise ValueError(f"unregister_backend: {name!r} is built in")
+    if name == _BACKEND:
+        raise ValueError(f"unregister_backend: {name!r} is in use; set_backend another first")
+    if name not in _BACKENDS:
+        raise ValueError(f"unregister_backend: no backend named {name!r}")
+    del _BACKENDS[name]
 
 
 # The most worker threads the C kernel runs (partition.h's PARTITION_MAX_THREADS).
@@ -156,47 +201,33 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
         cands = list(cands)  # generators: both back ends need len() and two passes
     from .inputs import OneRef  # (inputs imports this module)
 
+    be = get_backend()
     one = ref_lists.refs if isinstance(ref_lists, OneRef) else None
-    if one is not None and _BACKEND == "c":  # one str reference each: no 1-tuples
-        if words is None:
-            res = lcs_pairs(cands, one, threads)
-            if res is not None:
-                return res
-        else:
-            raw = _c_ext.lcs_words(cands, one, words[0], bool(words[1]), threads or default_threads(),
-                                   one_ref=True)
-            if raw is not None:
-                return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
+    if one is not None:  # one str reference each: the fast paths take them without 1-tuples
+        res = (be.lcs_pairs(cands, one, threads) if words is None
+               else be.lcs_words(cands, one, tuple(words), threads, one_ref=True))
+        if res is not None:
+            return res
     if not isinstance(ref_lists, (list, tuple)):
         ref_lists = list(ref_lists)
     if words is not None:
-        if _BACKEND == "c":
-            raw = _c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), threads or default_threads())
-            if raw is not None:
-                return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
+        res = be.lcs_words(cands, ref_lists, tuple(words), threads)
+        if res is not None:
+            return res
         from .inputs import Batch, make_batch, split_words  # the Python tokenizer of the same settings
 
         b = make_batch(cands, ref_lists)
         split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
         cands, ref_lists = split.cands, split.ref_lists
-    if _BACKEND == "c":
-        raw = _c_ext.lcs_batch(cands, ref_lists, threads or default_threads())
-        return LcsResult(*(np.frombuffer(b, dtype=np.int64) for b in raw))
-    _warn_fallback()
-    return _python_lcs_batch(cands, ref_lists)
+    return be.lcs_batch(cands, ref_lists, threads)
 
 
 def lcs_pairs(cands: Sequence, refs: Sequence, threads: int | None = None) -> Optional[LcsResult]:
     """``lcs_batch(cands, [[r] for r in refs])`` when every item is a ``str`` (characters as
-    tokens), with no per-pair overhead (``_lcs.lcs_pairs``); None when the items are anything
-    else or the C engine is not in use (the caller takes the general path)."""
-    if _BACKEND != "c" or not isinstance(cands, (list, tuple)) or not isinstance(refs, (list, tuple)):
-        return None
-    raw = _c_ext.lcs_pairs(cands, refs, threads or default_threads())
-    if raw is None:
-        return None
-    lcs, cand_len, ref_len = (np.frombuffer(b, dtype=np.int64) for b in raw)
-    return LcsResult(lcs, cand_len, ref_len, np.ones(len(lcs), dtype=np.int64))
+    tokens), with no per-pair overhead (the C engine's ``_lcs.lcs_pairs``); None when the
+    items are anything else or the back end in use has no such fast path (the caller takes
+    the general path)."""
+    return get_backend().lcs_pairs(cands, refs, threads)
 
 
 def lcs_length(a: Any, b: Any) -> int:
@@ -281,19 +312,16 @@ def _fix(toks: Any, i: int, j: Optional[int]) -> Any:
 
 
 def _python_lcs_pair(masks: dict, n: int, b: Sequence, i: int, j: int) -> int:
-    # Hyyro's recurrence on one big int; V - U == V & ~M because U is a subset of V.
-    v = (1 << n) - 1
-    get = masks.get
-    p = 0
+    """LCS of the bit side (masks, n tokens) with b: lcs_step.advance over b's masks (a
+    token the bit side lacks changes nothing: skipped)."""
+    it = iter(b)  # b: a list or a str
     try:
-        for p, t in enumerate(b):
-            m = get(t)
-            if m:
-                u = v & m
-                v = (v + u) | (v - u)
+        rows = list(filter(None, map(masks.get, it)))
     except Exception as e:  # noqa: BLE001 - an __eq__ raising on a hash collision
+        p = len(b) - operator.length_hint(it) - 1  # the token it raised on: the last one read
         _reraise(e, i, j, p, b[p])
-    return n - bin(v & ((1 << n) - 1)).count("1")
+    full = (1 << n) - 1
+    return n - bin(advance(full, rows, full)).count("1")
 
 
 def _snap_lists(lists: Any, i: int, refs: bool) -> list:
@@ -385,12 +413,12 @@ def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
     """
     if n_size < 1:
         raise ValueError("n must be >= 1")
-    if backend() == "c":
-        raw = _c_ext.ngram_matches(cands, source_lists, n_size, prefix, default_threads())
-        out = np.frombuffer(raw, dtype=np.int64).astype(np.float64)
-        N = len(out) // (n_size * (1 if prefix is None else 2))
-        return out.reshape(N, n_size) if prefix is None else out.reshape(2, N, n_size)
-    _warn_fallback()
+    return get_backend().clipped_matches(cands, source_lists, n_size, prefix)
+
+
+def _python_clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
+                            prefix: Optional[Sequence[int]] = None) -> np.ndarray:
+    """:func:`clipped_matches` with dicts (the Python back end)."""
     batch = _snap_batch(cands, source_lists, refs=False)
     N = len(batch)
     full = np.array([_python_matches(t[0], t[1:], n_size, i) for i, t in enumerate(batch)],
@@ -404,3 +432,10 @@ def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
                     for i, (t, k) in enumerate(zip(batch, prefix))],
                    dtype=np.float64).reshape(N, n_size)
     return np.stack([full, pre])
+
+
+# ------------------------------------------------------------ back ends
+
+from .backends import CBackend, PythonBackend  # noqa: E402  (backends.py uses this module's names)
+
+_BACKENDS.update({"c": CBackend(), "python": PythonBackend()})

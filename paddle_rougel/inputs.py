@@ -328,10 +328,11 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
     return xs
 
 
-def _engine_backend() -> str:
-    from .engine import backend  # engine imports this module (as_str, unordered): not at import time
+def _engine_checks_tokens() -> bool:
+    """The back end in use reads token lists once and names a bad token (``Backend.checks_tokens``)."""
+    from .engine import get_backend  # engine imports this module (as_str, unordered): not at import time
 
-    return backend()
+    return get_backend().checks_tokens
 
 
 def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
@@ -351,9 +352,9 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
     with ``engine.lcs_batch(..., words=batch.words)``): when the tokenizer has a C word
     reader (``c_words``), the batch is all ``str`` and has no bonus columns, the strs are
     kept and ``Batch.words`` says how the engine splits them.  ``snapshot=False`` (a batch
-    scored at once by the C engine, never buffered): lists of token lists are not copied
-    or checked here (the engine reads them once, names a bad token, and the caller gets
-    only numbers back).
+    scored at once, never buffered, by a back end that checks tokens: the C one): lists of
+    token lists are not copied or checked here (the engine reads them once, names a bad
+    token, and the caller gets only numbers back).
     """
     if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
         raise TypeError("expected a list of candidates and a list of reference lists, not a str")
@@ -365,7 +366,7 @@ def make_batch(cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequenc
     if _plain(cands, ref_lists):
         c_out, r_out = tuple(cands), tuple(map(tuple, ref_lists))
         plain = True
-    elif (toks := _token_tuples(cands, ref_lists, snapshot or _engine_backend() != "c")) is not None:
+    elif (toks := _token_tuples(cands, ref_lists, snapshot or not _engine_checks_tokens())) is not None:
         (c_out, r_out), plain = toks, False
     else:
         pairs = [check_instance(c, r, base + i) for i, (c, r) in enumerate(zip(cands, ref_lists))]

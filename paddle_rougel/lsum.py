@@ -52,7 +52,8 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import engine
-from .inputs import Batch, FlatRefs, as_str, check_tokens, locate, ref_items, unordered
+from .inputs import Batch, as_str, check_tokens, locate, ref_items, unordered
+from .lcs_step import advance_left
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
            "union_hits", "make_lsum_batch", "score_batch"]
@@ -152,16 +153,12 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     if hint is not None:
         hint(cands, ref_lists)
 
-    if raw_text and engine.backend() == "c":  # the common case: every summary a str, at C speed
-        snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists, one_ref)
+    if raw_text:  # the common case: every summary a str, snapshot by the back end's fast path
+        snap = engine.get_backend().lsum_text_snapshot(cands, ref_lists, one_ref)
         if snap is not None:
-            offsets = np.frombuffer(snap[2], dtype=np.int64)
-            offsets.flags.writeable = False
-            return Batch(snap[0], FlatRefs(snap[1], offsets), False, None, None, tokenizer is not None)
+            return Batch(snap[0], snap[1], False, None, None, tokenizer is not None)
     if one_ref:
         ref_lists = [[r] for r in ref_lists]
-    if raw_text and engine.backend() != "c" and _all_text(cands, ref_lists):
-        return Batch(tuple(cands), tuple(map(tuple, ref_lists)), False, None, None, tokenizer is not None)
 
     def one(x, where):
         if raw_text and type(x) is str:
@@ -193,38 +190,14 @@ def lsum_batch(cands: Sequence, ref_lists: Sequence, threads: Optional[int] = No
 
 def _tokens_batch(cands: tuple, ref_lists: tuple, threads: Optional[int] = None, base: int = 0) -> LsumResult:
     ref_count = np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists))
-    if engine.backend() != "c":
-        engine._warn_fallback()
-        return _python_batch(cands, ref_lists, ref_count, base)
-    lists, sizes = [], []
-    for c, refs in zip(cands, ref_lists):
-        sents = list(c)
-        sizes.append(len(c))
-        for r in refs:
-            sents.extend(r)
-            sizes.append(len(r))
-        lists.append(sents)
-    try:
-        hits, dlen = engine._c_ext.lsum_batch(lists, sizes, ref_count.tolist(),
-                                              threads or engine.default_threads(),
-                                              scratch=SCRATCH_BYTES, base=base)
-    except (TypeError, ValueError) as e:
-        raise type(e)(_rename(str(e), cands, ref_lists)) from e
-    return _result(np.frombuffer(hits, dtype=np.int64), np.frombuffer(dlen, dtype=np.int64), ref_count)
-
-
-def _result(hits: np.ndarray, dlen: np.ndarray, ref_count: np.ndarray) -> LsumResult:
-    """Split per-document lengths [D] (candidate first, instance by instance) into cand_len and ref_len."""
-    is_cand = np.zeros(len(dlen), dtype=bool)
-    is_cand[(np.cumsum(ref_count + 1) - (ref_count + 1))] = True
-    return LsumResult(hits, dlen[is_cand], dlen[~is_cand], ref_count)
+    return engine.get_backend().lsum_batch(cands, ref_lists, ref_count, threads, base)
 
 
 _FLAT = re.compile(r"^instance (\d+), reference (\d+)")
 
 
 def _rename(msg: str, cands: tuple, ref_lists: tuple) -> str:
-    """The C reader names a token by its flat sentence index; name the summary and sentence."""
+    """A back end's reader (the C one) names a token by its flat sentence index; name the summary and sentence."""
     m = _FLAT.match(msg)
     if not m:
         return msg
@@ -245,16 +218,10 @@ def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tupl
     through the C text path when every summary is a str (an ASCII str for rouge-score's
     tokens; with ``chars``, the ``"char"`` text mode, any str), else ``prepare(text)``
     (split + tokenize in Python) first.  Errors name instance ``base + i``."""
-    if engine.backend() == "c" and cands and type(cands[0]) is str:  # lsum_text checks them all
-        flat, offsets = ((ref_lists.flat, ref_lists.offsets) if isinstance(ref_lists, FlatRefs)
-                         else (ref_lists, None))
-        out = engine._c_ext.lsum_text(cands, flat, offsets, threads or engine.default_threads(), chars,
-                                      scratch=SCRATCH_BYTES, base=base)
-        if out is not None:
-            hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64) for x in out)
-            ref_count = (np.diff(offsets) if offsets is not None else
-                         np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists)))
-            return LsumResult(hits, cand_len, ref_len, ref_count)
+    if cands and type(cands[0]) is str:  # the back end's text fast path checks them all
+        res = engine.get_backend().lsum_text(cands, ref_lists, threads, chars, base)
+        if res is not None:
+            return res
 
     def ready(x):
         return prepare(x) if type(x) is str else x
@@ -265,19 +232,11 @@ def score_batch(cands: tuple, ref_lists: Sequence, prepare: Callable[[str], tupl
 
 def _run(masks: dict, n: int, b: Sequence, v: int) -> tuple:
     """Hyyro's rows over the bit side a (masks, n bits) from row v, and per row the
-    cells where rouge-score's backtrack goes left when there is no match: t[i][j-1] ==
-    t[i][j] (a one in the new row) and t[i-1][j] < t[i][j] (the carry out of bit j-1).
-    Returns the last row and the go-left cells of each token of b."""
-    full = (1 << n) - 1
-    go_left = []
-    for t in b:
-        m = masks.get(t, 0)
-        u = v & m
-        s = v + u
-        carry_out = u | (v & ~u & ~s)
-        v = (s | (v & ~m)) & full
-        go_left.append(v & carry_out)
-    return v, go_left
+    cells where rouge-score's backtrack goes left when there is no match
+    (:func:`paddle_rougel.lcs_step.advance_left`).  Returns the last row and the go-left
+    cells of each token of b."""
+    get = masks.get
+    return advance_left(v, [get(t, 0) for t in b], (1 << n) - 1)
 
 
 def _rows(masks: dict, n: int, b: Sequence) -> tuple:

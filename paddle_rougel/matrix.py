@@ -47,21 +47,26 @@ def _texts(items: Sequence, what: str, tok) -> list:
 
 def _lcs_matrix(texts: list, q: int, threads: Optional[int]):
     """(lcs int32 [Q, C], lengths int64 [Q + C]) of texts = queries + choices."""
-    if engine.backend() == "c":
-        lcs, lens = engine._c_ext.lcs_matrix(texts, q, threads or engine.default_threads())
-        return (np.frombuffer(lcs, dtype=np.int32).reshape(q, len(texts) - q),
-                np.frombuffer(lens, dtype=np.int64))
-    choices = texts[q:]
-    res = engine.lcs_batch(texts[:q], [choices] * q) if choices and q else None
-    lens = np.array([len(t) for t in texts], dtype=np.int64)
-    lcs = np.zeros((q, len(choices)), dtype=np.int32) if res is None else \
-        res.lcs.astype(np.int32).reshape(q, len(choices))
-    return lcs, lens
+    return engine.get_backend().lcs_matrix(texts, q, threads)
 
 
 def _prf(lcs: np.ndarray, qlen: np.ndarray, clen: np.ndarray, a: float):
     p, r = scoring.precision_recall(lcs, qlen[:, None], clen[None, :])
     return scoring.f_measure(p, r, scoring.Weighting(None, a)), p, r
+
+
+def _python_scores(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, with_pr: bool, f64: bool) -> list:
+    """The Python back end's ``score_matrix``: scoring.py itself, float32 [Q, C] arrays of F
+    (and P, R) computed _ROWS rows at a time; ``f64``: [F] in float64, at once."""
+    qlen, clen = lens[:q], lens[q:]
+    if f64:
+        return [_prf(lcs, qlen, clen, a)[0]]
+    out = [np.empty(lcs.shape, dtype=np.float32) for _ in range(3 if with_pr else 1)]
+    for lo in range(0, q, _ROWS):
+        hi = min(q, lo + _ROWS)
+        for dst, src in zip(out, _prf(lcs[lo:hi], qlen[lo:hi], clen, a)):
+            dst[lo:hi] = src
+    return out
 
 
 def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] = None, *,
@@ -85,17 +90,7 @@ def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] 
     tok = None if settings.is_default else settings.tokenizer()
     qt, ct = _texts(queries, "query", tok), _texts(choices, "choice", tok)
     lcs, lens = _lcs_matrix(qt + ct, len(qt), threads)
-    q, c = lcs.shape
-    if engine.backend() == "c":  # the same float64 operations in C, on all threads
-        raw = engine._c_ext.score_matrix(lcs, lens, q, a, with_pr, threads or engine.default_threads())
-        out = [np.frombuffer(x, dtype=np.float32).reshape(q, c) for x in raw]
-    else:
-        out = [np.empty((q, c), dtype=np.float32) for _ in range(3 if with_pr else 1)]
-        qlen, clen = lens[:q], lens[q:]
-        for lo in range(0, q, _ROWS):
-            hi = min(q, lo + _ROWS)
-            for dst, src in zip(out, _prf(lcs[lo:hi], qlen[lo:hi], clen, a)):
-                dst[lo:hi] = src
+    out = engine.get_backend().score_matrix(lcs, lens, lcs.shape[0], a, with_pr, threads)
     return RougeLOutput(*out) if with_pr else out[0]
 
 
@@ -143,7 +138,4 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
 
 def _f64(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, threads: Optional[int]) -> np.ndarray:
     """F of every cell as float64 (C: scoring.py's operations; Python: scoring.py itself)."""
-    if engine.backend() == "c":
-        raw = engine._c_ext.score_matrix(lcs, lens, q, a, False, threads or engine.default_threads(), True)
-        return np.frombuffer(raw[0], dtype=np.float64).reshape(lcs.shape)
-    return _prf(lcs, lens[:q], lens[q:], a)[0]
+    return engine.get_backend().score_matrix(lcs, lens, q, a, False, threads, f64=True)[0]

@@ -17,8 +17,8 @@ still counts in cand_grams / ref_grams, and in distinct mode each such n-gram is
 from every other).  ``words=(mode, fold)`` (``TextSettings.c_words()``) splits str texts into
 words first, in C by the LCS engine's word reader (``csrc/words_kernel.c``).
 
-Back ends: the C kernel (``csrc/rougen_kernel.c``) when ``engine.backend() == "c"``, else
-Counter-based Python; both give the same numbers.
+Back ends: the active one's ``ngram_overlap`` (:mod:`paddle_rougel.backends`): the C kernel
+(``csrc/rougen_kernel.c``), or Counter-based Python; both give the same numbers.
 
 >>> res = ngram_overlap(["the cat sat"], [["the cat sat down", "a cat"]], orders=(1, 2),
 ...                     words=(0, False))
@@ -112,23 +112,30 @@ def ngram_overlap(cands: Sequence, ref_lists: Sequence, orders: Sequence[int] = 
     return _count(cands, ref_lists, orders, bool(distinct), words, threads)
 
 
+def c_orders(orders: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The orders as the C kernel takes them (an order past every text counts nothing)."""
+    return tuple(min(o, _ORDER_CAP) for o in orders)
+
+
+def result(arrays, K: int) -> NgramResult:
+    """An NgramResult of the kernels' flat int64 arrays (hits, cand_grams, ref_grams, ref_count)."""
+    h, cg, rg, rc = arrays
+    return NgramResult(h.reshape(-1, K), cg.reshape(-1, K), rg.reshape(-1, K), rc)
+
+
 def _count(cands: Sequence, ref_lists: Any, orders: Tuple[int, ...], distinct: bool,
            words: Optional[tuple], threads: Optional[int]) -> NgramResult:
-    """The back end's counts (the one place that picks it: C, or the Python fallback)."""
-    K = len(orders)
-    c_ext = engine._c_ext if engine.backend() == "c" else None
+    """The active back end's counts (:mod:`paddle_rougel.backends`): str texts read into words
+    by its fast path when it has one, else split here and counted by its general operation."""
+    be = engine.get_backend()
     one = ref_lists.refs if isinstance(ref_lists, OneRef) else None  # one str reference each
     if one is None and not isinstance(ref_lists, (list, tuple)):
         ref_lists = list(ref_lists)  # (inputs.FlatRefs, generators, ...)
-    if c_ext is not None:
-        c_orders = tuple(min(o, _ORDER_CAP) for o in orders)
-        nthreads = threads or engine.default_threads()
-        if words is not None:  # str texts: words read in C (None: some text is not a str)
-            raw = c_ext.lcs_words(cands, ref_lists if one is None else one, words[0], bool(words[1]), nthreads,
-                                  one_ref=one is not None, orders=c_orders, distinct=distinct, lcs=False)
-            if raw is not None:
-                _, _, _, rc, h, cg, rg = (np.frombuffer(b, dtype=np.int64) for b in raw)
-                return NgramResult(h.reshape(-1, K), cg.reshape(-1, K), rg.reshape(-1, K), rc)
+    if words is not None:  # str texts: words read by the back end (None: some text is not a str)
+        res = be.ngram_words(cands, ref_lists if one is None else one, words, orders, distinct, threads,
+                             one_ref=one is not None)
+        if res is not None:
+            return res
     if one is not None:
         ref_lists = list(ref_lists)
     if words is not None:  # the Python tokenizer of the same settings (as lcs_batch)
@@ -137,12 +144,7 @@ def _count(cands: Sequence, ref_lists: Any, orders: Tuple[int, ...], distinct: b
         b = make_batch(cands, ref_lists)
         split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
         cands, ref_lists = split.cands, split.ref_lists
-    if c_ext is not None:
-        h, cg, rg, rc = (np.frombuffer(b, dtype=np.int64)
-                         for b in c_ext.rouge_n(cands, ref_lists, c_orders, distinct, nthreads))
-        return NgramResult(h.reshape(-1, K), cg.reshape(-1, K), rg.reshape(-1, K), rc)
-    engine._warn_fallback()
-    return _python_overlap(cands, ref_lists, orders, distinct)
+    return be.ngram_overlap(cands, ref_lists, orders, distinct, threads)
 
 
 def _python_overlap(cands: Sequence, ref_lists: Sequence, orders: Tuple[int, ...],

@@ -37,9 +37,10 @@ same IEEE operations in C and numpy: bit-identical results, and an error of
 O(log N) ulps rather than O(N).  The full-data estimate uses the same tree
 (all counts 1).
 
-The C kernel runs when the extension is built and :func:`engine.backend`
-is ``"c"`` (``engine.set_backend("python")`` selects the numpy fallback,
-which processes resamples in chunks of about ``_BUDGET`` elements).
+The resampled sums come from the engine's back end
+(:func:`paddle_rougel.engine.get_backend`): the C kernel when the extension is
+built, else (or after ``engine.set_backend("python")``) the numpy version here,
+which processes resamples in chunks of about ``_BUDGET`` elements.
 
 **Limits** (checked before any work, each a ``ValueError`` naming the argument):
 
@@ -369,13 +370,12 @@ def _pair(cols_a, cols_b, min_n: int = 1) -> Tuple[np.ndarray, np.ndarray]:
 
 def _sums(cols_kn: np.ndarray, resamples: int, seed: int, mode: int, name: str) -> np.ndarray:
     """[R, k] resampled sums of column-major cols [k, N], C kernel or numpy (bit-identical)."""
-    k, n = cols_kn.shape
-    _check_size(resamples, k, name)
-    c_ext = engine._c_ext
-    if engine.backend() == "c" and c_ext is not None and hasattr(c_ext, "resample_sums"):
-        raw = c_ext.resample_sums(np.ascontiguousarray(cols_kn), n, k, resamples, seed, mode,
-                                  engine.default_threads())
-        return np.frombuffer(raw, dtype=np.float64).reshape(resamples, k)
+    _check_size(resamples, cols_kn.shape[0], name)
+    return engine.get_backend().resample_sums(cols_kn, resamples, seed, mode)
+
+
+def _numpy_sums(cols_kn: np.ndarray, resamples: int, seed: int, mode: int) -> np.ndarray:
+    """The numpy back end of :func:`_sums` (the Python back end's ``resample_sums``)."""
     with np.errstate(over="ignore"):
         if mode == _BOOTSTRAP:
             return _numpy_bootstrap(cols_kn, resamples, seed)

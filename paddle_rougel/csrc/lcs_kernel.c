@@ -1,8 +1,6 @@
 /*
- * Hyyro's bit-vector LCS (Allison-Dix / Crochemore et al. family).
- * The candidate is the bit side: V starts all ones and for every reference
- * token t with match mask M[t]:  U = V & M;  V = (V + U) | (V & ~M).
- * LCS = number of zero bits of V among the candidate's n positions.
+ * Hyyro's bit-vector LCS (Allison-Dix / Crochemore et al. family): lcs_step.h's step,
+ * with the candidate as the bit side.
  *
  * Memory per instance is O(n + sum(len(ref))): the candidate is processed one
  * 64-position word at a time ("word-major"), with one carry bit per reference
@@ -23,6 +21,7 @@
 #include <string.h>
 
 #include "bitops.h"
+#include "lcs_step.h"
 #include "pairs_simd.h"
 #include "tokmap.h"
 
@@ -65,11 +64,7 @@ static void lcs_one_word(uint64_t *mw, const uint32_t *A, int64_t n, const uint3
     for (int64_t r = 0; r < nrefs; r++) {
         uint64_t V = ~(uint64_t)0;
         const int64_t m = ref_len[r];
-        for (int64_t j = 0; j < m; j++) {
-            uint64_t M = mw[B[j]];
-            uint64_t U = V & M;
-            V = (V + U) | (V & ~M);
-        }
+        for (int64_t j = 0; j < m; j++) V = lcs_step(V, mw[B[j]]);
         B += m;
         out[r] = popcount64(~V & valid);
     }
@@ -90,10 +85,7 @@ static void lcs_words(uint64_t *mw, uint8_t *carry, const uint32_t *A, int64_t n
         for (int64_t r = 0; r < nrefs; r++) {
             uint64_t V = ~(uint64_t)0;
             const int64_t m = ref_len[r];
-            for (int64_t j = 0; j < m; j++) {
-                uint64_t M = mw[B[j]];
-                V = add_carry64(V, V & M, &C[j]) | (V & ~M);
-            }
+            for (int64_t j = 0; j < m; j++) V = lcs_step_carry(V, mw[B[j]], &C[j]);
             B += m;
             C += m;
             out[r] += popcount64(~V & valid);

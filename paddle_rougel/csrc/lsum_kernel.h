@@ -44,7 +44,7 @@ double lsum_cost(const LsumBatch *b, size_t i);
  * Returns 0, or -1 when out of memory. */
 int lsum_range(void *ctx, size_t begin, size_t end);
 
-/* The same from ASCII text, tokenized and split as rouge-score's rougeLsum
+/* lsum_text.c: the same from ASCII text, tokenized and split as rouge-score's rougeLsum
  * does by default: sentences end at '\n', a token is a maximal run of
  * [A-Za-z0-9], lowercased.  Instance i owns texts inst_text[i] (its
  * candidate) .. inst_text[i+1]-1; text t is chars[t][0 .. len[t]). */

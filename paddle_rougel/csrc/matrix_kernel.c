@@ -19,13 +19,14 @@
 #include <string.h>
 
 #include "bitops.h"
+#include "lcs_step.h"
 #include "tokmap.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define MATRIX_X86 1
 #endif
 
-typedef uint64_t v4u __attribute__((vector_size(32)));
+typedef lcs_v4 v4u;  /* lcs_step.h's 4 lanes */
 
 int64_t matrix_items(const int64_t *q_off, int64_t Q, int64_t *qidx, int64_t *item) {
     int64_t k = 0, at = 0, in_group = 0;
@@ -66,8 +67,7 @@ typedef struct {
 #define STEP(V, id)                                                                          \
     do {                                                                                     \
         const v4u M_ = pm[loc[(id)]];                                                        \
-        const v4u U_ = (V) & M_;                                                             \
-        (V) = ((V) + U_) | ((V) & ~M_);                                                      \
+        LCS_STEP_VEC(V, M_);                                                                 \
     } while (0)
 #define LANES_BODY(POPCOUNT)                                                                 \
     {                                                                                        \
@@ -174,10 +174,7 @@ static int long_query(const MatrixJob *j, MWork *w, int64_t q) {
         for (int64_t b = 0; b < nb; b++) {
             const uint64_t *M = mw + (size_t)b * stride;
             uint64_t V = ~0ull;
-            for (int64_t i = 0; i < m; i++) {
-                const uint64_t mm = M[w->loc[t[i]]];
-                V = add_carry64(V, V & mm, &carry[i]) | (V & ~mm);
-            }
+            for (int64_t i = 0; i < m; i++) V = lcs_step_carry(V, M[w->loc[t[i]]], &carry[i]);
             const int64_t bits = b == nb - 1 ? n - 64 * b : 64;
             z += popcount64(~V & (bits == 64 ? ~0ull : (((uint64_t)1 << bits) - 1)));
         }

@@ -2,10 +2,12 @@
  * paddle_rougel._lcs: argument parsing and glue.
  *
  *   tokens.c        Python batches -> token-id arrays (snapshot, interning)
+ *   lcs_step.h      the bit-parallel LCS step every kernel below runs (scalar, carry, go-left, lanes)
  *   lcs_kernel.c    exact bit-parallel LCS (pure C)
  *   ngram_kernel.c  BLEU clipped n-gram matches (pure C)
  *   rougen_kernel.c ROUGE-N n-gram overlap of every pair (pure C)
  *   lsum_kernel.c   ROUGE-Lsum union LCS with rouge-score's backtrack (pure C)
+ *   lsum_text.c     ROUGE-Lsum's text readers (ASCII words, characters) for lsum_kernel.c (pure C)
  *   partition.c     instances split over threads by cost
  *   stats_kernel.c  bootstrap / randomization resampled sums (pure C)
  *   words_kernel.c  sentence-level words read from str data, LCS per instance (pure C)

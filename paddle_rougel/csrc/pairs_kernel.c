@@ -22,6 +22,7 @@
 
 #include "bitops.h"
 #include "lcs_kernel.h"
+#include "lcs_step.h"
 #include "pairs_simd.h"
 #include "tokmap.h"
 
@@ -78,11 +79,7 @@ static inline uint64_t mask_of(const PWork *w, uint32_t c) {
 #define STREAM(T)                                                                             \
     do {                                                                                      \
         const T *d = (const T *)r->data;                                                      \
-        for (int64_t j = 0; j < m; j++) {                                                     \
-            const uint64_t M = mask_of(w, d[j]);                                              \
-            const uint64_t U = V & M;                                                         \
-            V = (V + U) | (V & ~M);                                                           \
-        }                                                                                     \
+        for (int64_t j = 0; j < m; j++) V = lcs_step(V, mask_of(w, d[j]));                  \
     } while (0)
 
 static int64_t short_pair(PWork *w, const WordText *a, const WordText *r) {

@@ -1,0 +1,328 @@
+"""Host engine back ends: the operations the metrics need, one object per back end.
+
+Every metric asks the active back end (:func:`paddle_rougel.engine.get_backend`) for its
+operation, never a back end by name, so a back end registered with
+:func:`paddle_rougel.engine.register_backend` serves every metric with no change to them.
+Two are built in, computing the same numbers:
+
+* :class:`CBackend` (``"c"``): the compiled kernels in ``csrc/`` (``paddle_rougel._lcs``);
+* :class:`PythonBackend` (``"python"``): the same algorithms in Python and numpy (the
+  pure-Python engine, used when the extension is not built).
+
+:class:`Backend` lists the operations.  The *general* ones (``lcs_batch``,
+``clipped_matches``, ``lsum_batch``, ``lcs_matrix``, ``score_matrix``, ``resample_sums``)
+must be implemented (the base raises ``NotImplementedError``: no silent fallback).  The
+*fast paths* (``lcs_pairs``, ``lcs_words``, ``lsum_text_snapshot``, ``lsum_text``) take
+inputs in a special form (every text a ``str``); returning None means "not for these
+inputs", and the caller then takes the general path, through the same back end's general
+operation.  A new operation is one more method here (general: raising in the base; fast
+path: returning None), one in each built-in back end, and its call in the metric.
+
+Example: a back end that counts its calls and computes as the Python one.
+
+    >>> from paddle_rougel import engine
+    >>> from paddle_rougel.backends import PythonBackend
+    >>> class Counting(PythonBackend):
+    ...     name = "counting"
+    ...     calls = 0
+    ...     def lcs_batch(self, cands, ref_lists, threads=None):
+    ...         Counting.calls += 1
+    ...         return super().lcs_batch(cands, ref_lists, threads)
+    >>> engine.register_backend(Counting())
+    >>> old = engine.backend(); engine.set_backend("counting")
+    >>> engine.lcs_length("ABCBDAB", "BDCABA"), Counting.calls
+    (4, 1)
+    >>> engine.set_backend(old); engine.unregister_backend("counting")
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import engine
+
+__all__ = ["Backend", "CBackend", "PythonBackend"]
+
+
+class Backend:
+    """The operations of a host engine (see the module doc).  Results are numpy arrays of
+    the dtypes below, in instance order; errors name the instance (and reference, token)
+    as the built-in back ends do."""
+
+    #: the name it is registered and selected by (``engine.set_backend(name)``)
+    name: str = ""
+    #: ``lcs_batch`` reads each token list once and names a bad token itself, so
+    #: ``inputs.make_batch(snapshot=False)`` need not copy or check them first
+    checks_tokens: bool = False
+
+    def available(self) -> Optional[str]:
+        """None when the back end can run here, else why not (``set_backend`` raises it)."""
+        return None
+
+    # ------------------------------------------------------------ ROUGE-L (LCS)
+
+    def lcs_batch(self, cands: Sequence, ref_lists: Sequence, threads: Optional[int] = None):
+        """``engine.LcsResult`` of every (candidate, reference) pair: texts are ``str``
+        (characters) or sequences of hashable tokens (``engine``'s token rules)."""
+        raise NotImplementedError(f"{type(self).__name__}.lcs_batch")
+
+    def lcs_pairs(self, cands: Sequence, refs: Sequence, threads: Optional[int] = None):
+        """Fast path: ``lcs_batch(cands, [[r] for r in refs])`` when every item is a ``str``
+        (lists or tuples); None: not taken."""
+        return None
+
+    def lcs_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, threads: Optional[int] = None,
+                  one_ref: bool = False):
+        """Fast path: ``lcs_batch`` of ``str`` texts split into words as ``words`` = (mode,
+        fold) says (``TextSettings.c_words()``); with ``one_ref``, ``ref_lists[i]`` is one
+        reference.  None: not taken (the caller splits in Python, then ``lcs_batch``)."""
+        return None
+
+    def lcs_matrix(self, texts: list, q: int, threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """(lcs int32 [Q, C], lengths int64 [Q + C]) of every query ``texts[:q]`` against
+        every choice ``texts[q:]``."""
+        raise NotImplementedError(f"{type(self).__name__}.lcs_matrix")
+
+    def score_matrix(self, lcs: np.ndarray, lens: np.ndarray, q: int, alpha: float, with_pr: bool,
+                     threads: Optional[int] = None, f64: bool = False) -> List[np.ndarray]:
+        """F (and P, R with ``with_pr``) of an ``lcs_matrix``, float32 [Q, C] each (rounded once
+        from scoring.py's float64 values); ``f64``: [F] in float64.  ``alpha`` < 0 is
+        tensor2tensor's F."""
+        raise NotImplementedError(f"{type(self).__name__}.score_matrix")
+
+    # ------------------------------------------------------------ BLEU
+
+    def clipped_matches(self, cands: Sequence, source_lists: Sequence, n_size: int,
+                        prefix: Optional[Sequence[int]] = None, threads: Optional[int] = None) -> np.ndarray:
+        """``engine.clipped_matches``: float64 [N, n_size], or [2, N, n_size] with ``prefix``."""
+        raise NotImplementedError(f"{type(self).__name__}.clipped_matches")
+
+    # ------------------------------------------------------------ ROUGE-N
+
+    def ngram_overlap(self, cands: Sequence, ref_lists: Sequence, orders: Tuple[int, ...], distinct: bool,
+                      threads: Optional[int] = None):
+        """``ngrams.NgramResult`` of every (candidate, reference) pair at each order (texts as
+        ``lcs_batch``'s; ``distinct``: n-grams as sets)."""
+        raise NotImplementedError(f"{type(self).__name__}.ngram_overlap")
+
+    def ngram_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, orders: Tuple[int, ...],
+                    distinct: bool, threads: Optional[int] = None, one_ref: bool = False):
+        """Fast path: ``ngram_overlap`` of ``str`` texts split into words as ``lcs_words``; None:
+        not taken (the caller splits in Python, then ``ngram_overlap``)."""
+        return None
+
+    # ------------------------------------------------------------ ROUGE-Lsum
+
+    def lsum_batch(self, cands: tuple, ref_lists: tuple, ref_count: np.ndarray, threads: Optional[int] = None,
+                   base: int = 0):
+        """``lsum.LsumResult`` of summaries given as tuples of sentence snapshots (``str``: its
+        characters, or token sequences); errors name instance ``base + i``, the candidate or
+        reference and the sentence; a pair over ``lsum.SCRATCH_BYTES`` is refused first."""
+        raise NotImplementedError(f"{type(self).__name__}.lsum_batch")
+
+    def lsum_text_snapshot(self, cands: Sequence, ref_lists: Sequence, one_ref: bool = False):
+        """Fast path: when every summary is a ``str`` (every reference list a non-empty list or
+        tuple of them; with ``one_ref``, ``ref_lists[i]`` one ``str``), ``(cands, refs)`` as
+        ``lsum_text`` reads them; None: not taken (the caller snapshots one by one)."""
+        return None
+
+    def lsum_text(self, cands: tuple, ref_lists: Any, threads: Optional[int] = None, chars: bool = False,
+                  base: int = 0):
+        """Fast path: ``lsum.LsumResult`` of ``str`` summaries (``ref_lists``: from
+        ``lsum_text_snapshot``, or a tuple of tuples), read as rouge-score's default tokens and
+        newline split (``chars``: every character but a newline a token); None: not taken."""
+        return None
+
+    # ------------------------------------------------------------ stats
+
+    def resample_sums(self, cols_kn: np.ndarray, resamples: int, seed: int, mode: int,
+                      threads: Optional[int] = None) -> np.ndarray:
+        """float64 [R, k] resampled column sums of ``cols_kn`` [k, N] by ``stats``' generator
+        and pairwise tree (``mode``: ``stats._BOOTSTRAP`` or ``stats._RANDOMIZE``)."""
+        raise NotImplementedError(f"{type(self).__name__}.resample_sums")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _threads(threads: Optional[int]) -> int:
+    return threads or engine.default_threads()
+
+
+def _frombuffers(raw) -> list:
+    return [np.frombuffer(b, dtype=np.int64) for b in raw]
+
+
+class CBackend(Backend):
+    """The compiled kernels (``engine._c_ext``, read at each call)."""
+
+    name = "c"
+    checks_tokens = True
+
+    def available(self) -> Optional[str]:
+        if engine._c_ext is None:
+            return "the C LCS kernel is not built (reinstall with a C compiler)"
+        return None
+
+    def lcs_batch(self, cands, ref_lists, threads=None):
+        return engine.LcsResult(*_frombuffers(engine._c_ext.lcs_batch(cands, ref_lists, _threads(threads))))
+
+    def lcs_pairs(self, cands, refs, threads=None):
+        if not isinstance(cands, (list, tuple)) or not isinstance(refs, (list, tuple)):
+            return None
+        raw = engine._c_ext.lcs_pairs(cands, refs, _threads(threads))
+        if raw is None:
+            return None
+        lcs, cand_len, ref_len = _frombuffers(raw)
+        return engine.LcsResult(lcs, cand_len, ref_len, np.ones(len(lcs), dtype=np.int64))
+
+    def lcs_words(self, cands, ref_lists, words, threads=None, one_ref=False):
+        kw = {"one_ref": True} if one_ref else {}
+        raw = engine._c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads), **kw)
+        return None if raw is None else engine.LcsResult(*_frombuffers(raw))
+
+    def lcs_matrix(self, texts, q, threads=None):
+        lcs, lens = engine._c_ext.lcs_matrix(texts, q, _threads(threads))
+        return (np.frombuffer(lcs, dtype=np.int32).reshape(q, len(texts) - q),
+                np.frombuffer(lens, dtype=np.int64))
+
+    def score_matrix(self, lcs, lens, q, alpha, with_pr, threads=None, f64=False):
+        shape = lcs.shape
+        if f64:  # the same float64 operations in C, on all threads
+            raw = engine._c_ext.score_matrix(lcs, lens, q, alpha, False, _threads(threads), True)
+            return [np.frombuffer(raw[0], dtype=np.float64).reshape(shape)]
+        raw = engine._c_ext.score_matrix(lcs, lens, q, alpha, with_pr, _threads(threads))
+        return [np.frombuffer(x, dtype=np.float32).reshape(shape) for x in raw]
+
+    def clipped_matches(self, cands, source_lists, n_size, prefix=None, threads=None):
+        raw = engine._c_ext.ngram_matches(cands, source_lists, n_size, prefix, _threads(threads))
+        out = np.frombuffer(raw, dtype=np.int64).astype(np.float64)
+        N = len(out) // (n_size * (1 if prefix is None else 2))
+        return out.reshape(N, n_size) if prefix is None else out.reshape(2, N, n_size)
+
+    def ngram_overlap(self, cands, ref_lists, orders, distinct, threads=None):
+        from .ngrams import c_orders, result
+
+        raw = engine._c_ext.rouge_n(cands, ref_lists, c_orders(orders), distinct, _threads(threads))
+        return result(_frombuffers(raw), len(orders))
+
+    def ngram_words(self, cands, ref_lists, words, orders, distinct, threads=None, one_ref=False):
+        from .ngrams import c_orders, result
+
+        raw = engine._c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads),
+                                      one_ref=one_ref, orders=c_orders(orders), distinct=distinct, lcs=False)
+        if raw is None:
+            return None
+        _, _, _, rc, h, cg, rg = _frombuffers(raw)  # (no LCS asked: its three arrays are empty)
+        return result((h, cg, rg, rc), len(orders))
+
+    def lsum_batch(self, cands, ref_lists, ref_count, threads=None, base=0):
+        from .lsum import SCRATCH_BYTES, _rename
+
+        lists, sizes = [], []
+        for c, refs in zip(cands, ref_lists):
+            sents = list(c)
+            sizes.append(len(c))
+            for r in refs:
+                sents.extend(r)
+                sizes.append(len(r))
+            lists.append(sents)
+        try:
+            hits, dlen = engine._c_ext.lsum_batch(lists, sizes, ref_count.tolist(), _threads(threads),
+                                                  scratch=SCRATCH_BYTES, base=base)
+        except (TypeError, ValueError) as e:
+            raise type(e)(_rename(str(e), cands, ref_lists)) from e
+        return _lsum_result(np.frombuffer(hits, dtype=np.int64), np.frombuffer(dlen, dtype=np.int64), ref_count)
+
+    def lsum_text_snapshot(self, cands, ref_lists, one_ref=False):
+        from .inputs import FlatRefs
+
+        snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists, one_ref)
+        if snap is None:
+            return None
+        offsets = np.frombuffer(snap[2], dtype=np.int64)
+        offsets.flags.writeable = False
+        return snap[0], FlatRefs(snap[1], offsets)
+
+    def lsum_text(self, cands, ref_lists, threads=None, chars=False, base=0):
+        from .inputs import FlatRefs
+        from .lsum import SCRATCH_BYTES, LsumResult
+
+        flat, offsets = ((ref_lists.flat, ref_lists.offsets) if isinstance(ref_lists, FlatRefs)
+                         else (ref_lists, None))
+        out = engine._c_ext.lsum_text(cands, flat, offsets, _threads(threads), chars,
+                                      scratch=SCRATCH_BYTES, base=base)
+        if out is None:
+            return None
+        hits, cand_len, ref_len = _frombuffers(out)
+        ref_count = (np.diff(offsets) if offsets is not None else
+                     np.fromiter(map(len, ref_lists), dtype=np.int64, count=len(ref_lists)))
+        return LsumResult(hits, cand_len, ref_len, ref_count)
+
+    def resample_sums(self, cols_kn, resamples, seed, mode, threads=None):
+        k, n = cols_kn.shape
+        raw = engine._c_ext.resample_sums(np.ascontiguousarray(cols_kn), n, k, resamples, seed, mode,
+                                          _threads(threads))
+        return np.frombuffer(raw, dtype=np.float64).reshape(resamples, k)
+
+
+def _lsum_result(hits: np.ndarray, dlen: np.ndarray, ref_count: np.ndarray):
+    """Split per-document lengths [D] (candidate first, instance by instance) into cand_len and ref_len."""
+    from .lsum import LsumResult
+
+    is_cand = np.zeros(len(dlen), dtype=bool)
+    is_cand[(np.cumsum(ref_count + 1) - (ref_count + 1))] = True
+    return LsumResult(hits, dlen[is_cand], dlen[~is_cand], ref_count)
+
+
+class PythonBackend(Backend):
+    """Python ints and numpy: exact, slower (one RuntimeWarning when the extension is not built)."""
+
+    name = "python"
+
+    def lcs_batch(self, cands, ref_lists, threads=None):
+        engine._warn_fallback()
+        return engine._python_lcs_batch(cands, ref_lists)
+
+    def lcs_matrix(self, texts, q, threads=None):
+        choices = texts[q:]
+        res = self.lcs_batch(texts[:q], [choices] * q, threads) if choices and q else None
+        lens = np.array([len(t) for t in texts], dtype=np.int64)
+        lcs = np.zeros((q, len(choices)), dtype=np.int32) if res is None else \
+            res.lcs.astype(np.int32).reshape(q, len(choices))
+        return lcs, lens
+
+    def score_matrix(self, lcs, lens, q, alpha, with_pr, threads=None, f64=False):
+        from .matrix import _python_scores
+
+        return _python_scores(lcs, lens, q, alpha, with_pr, f64)
+
+    def clipped_matches(self, cands, source_lists, n_size, prefix=None, threads=None):
+        engine._warn_fallback()
+        return engine._python_clipped_matches(cands, source_lists, n_size, prefix)
+
+    def ngram_overlap(self, cands, ref_lists, orders, distinct, threads=None):
+        from .ngrams import _python_overlap
+
+        engine._warn_fallback()
+        return _python_overlap(cands, ref_lists, orders, distinct)
+
+    def lsum_batch(self, cands, ref_lists, ref_count, threads=None, base=0):
+        from .lsum import _python_batch
+
+        engine._warn_fallback()
+        return _python_batch(cands, ref_lists, ref_count, base)
+
+    def lsum_text_snapshot(self, cands, ref_lists, one_ref=False):
+        from .lsum import _all_text
+
+        refs = [[r] for r in ref_lists] if one_ref else ref_lists
+        if not _all_text(cands, refs):
+            return None
+        return tuple(cands), tuple(map(tuple, refs))
+
+    def resample_sums(self, cols_kn, resamples, seed, mode, threads=None):
+        from .stats import _numpy_sums
+
+        return _numpy_sums(cols_kn, resamples, seed, mode)
