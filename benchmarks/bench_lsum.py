@@ -116,6 +116,25 @@ def vocabulary(kind: str) -> list:
 _CJK = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于进行就出会可也你对能而子那得着下自之年过发后里说天"
 
 
+def english_pairs(n: int, seed: int, words=(20, 60), keep=None):
+    """n (candidate, reference) English pairs: a reference of ``words`` common words (Zipf),
+    the candidate an edited copy, cut to ``keep`` = (num, den) of its words when given
+    (bench_roads: 20-60 words; bench_rouge_n: 40-80, 5/6).  Seeded; lists (cands, refs)."""
+    rng = random.Random(seed)
+    vocab = vocabulary("common")
+    weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(vocab))))
+    cands, refs = [], []
+    for _ in range(n):
+        ws = rng.choices(vocab, cum_weights=weights, k=rng.randint(*words))
+        ws[0] = ws[0].capitalize()
+        refs.append(_render(ws, rng))
+        edited = _edit(ws, rng, vocab, weights)
+        if keep is not None:
+            edited = edited[:max(1, len(edited) * keep[0] // keep[1])]
+        cands.append(_render(edited, rng))
+    return cands, refs
+
+
 def chinese(texts: list) -> list:
     """The same texts as Chinese: each word becomes 1-3 fixed characters (words stay
     equal exactly when they were equal, case aside), no spaces, lines kept."""

@@ -48,16 +48,8 @@ from benchkit import best_time, cpu_model  # noqa: E402
 
 
 def english_pairs(n: int, seed: int):
-    rng = random.Random(seed)
-    vocab = bench_lsum.vocabulary("common")
-    weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(vocab))))
-    cands, refs = [], []
-    for _ in range(n):
-        words = rng.choices(vocab, cum_weights=weights, k=rng.randint(20, 60))
-        words[0] = words[0].capitalize()
-        refs.append(bench_lsum._render(words, rng))
-        cands.append(bench_lsum._render(bench_lsum._edit(words, rng, vocab, weights), rng))
-    return cands, refs
+    """30,000-style English pairs of 20-60 words (bench_lsum.english_pairs)."""
+    return bench_lsum.english_pairs(n, seed, (20, 60))
 
 
 def chinese_pairs(n: int, seed: int):

@@ -30,7 +30,6 @@ NOT met).
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import platform
 import random
@@ -44,17 +43,8 @@ from benchkit import best_time, cpu_model  # noqa: E402
 
 
 def summary_pairs(n: int, seed: int):
-    rng = random.Random(seed)
-    vocab = bench_lsum.vocabulary("common")
-    weights = list(itertools.accumulate(1.0 / (k + 1) for k in range(len(vocab))))
-    cands, refs = [], []
-    for _ in range(n):
-        words = rng.choices(vocab, cum_weights=weights, k=rng.randint(40, 80))
-        words[0] = words[0].capitalize()
-        refs.append(bench_lsum._render(words, rng))
-        edited = bench_lsum._edit(words, rng, vocab, weights)
-        cands.append(bench_lsum._render(edited[:max(1, len(edited) * 5 // 6)], rng))
-    return cands, refs
+    """References of 40-80 words, candidates edited and cut to 5/6 (bench_lsum.english_pairs)."""
+    return bench_lsum.english_pairs(n, seed, (40, 80), keep=(5, 6))
 
 
 def best_cpu(fn, repeat):

@@ -173,6 +173,17 @@ def default_threads() -> int:
     return min(n, MAX_THREADS)
 
 
+def batch_args(name: str, cands: Sequence, ref_lists: Sequence) -> Sequence:
+    """The checks every batch call (``lcs_batch``, ``ngrams.ngram_overlap``) makes of its two
+    arguments; the candidates as a list or tuple (a generator is read once here)."""
+    if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
+        raise TypeError(f"{name} takes a list of candidates and a list of reference lists")
+    for what, x in (("cands", cands), ("ref_lists", ref_lists)):
+        if unordered(x):
+            raise TypeError(f"{name}: {what} is {unordered(x)}, which has no order; expected a list")
+    return cands if isinstance(cands, (list, tuple)) else list(cands)  # both back ends need len(), two passes
+
+
 def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
               words: Optional[tuple] = None) -> LcsResult:
     """LCS lengths of each candidate against each of its references.
@@ -192,13 +203,7 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
             a ``None`` item, a bare ``str`` given as a reference list, an empty
             reference list, unhashable tokens or mismatched lengths.
     """
-    if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
-        raise TypeError("lcs_batch takes a list of candidates and a list of reference lists")
-    for name, x in (("cands", cands), ("ref_lists", ref_lists)):
-        if unordered(x):
-            raise TypeError(f"lcs_batch: {name} is {unordered(x)}, which has no order; expected a list")
-    if not isinstance(cands, (list, tuple)):
-        cands = list(cands)  # generators: both back ends need len() and two passes
+    cands = batch_args("lcs_batch", cands, ref_lists)
     from .inputs import OneRef  # (inputs imports this module)
 
     be = get_backend()

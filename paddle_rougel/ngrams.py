@@ -102,13 +102,7 @@ def ngram_overlap(cands: Sequence, ref_lists: Sequence, orders: Sequence[int] = 
         naming the instance, reference and token.
     """
     orders = _check_orders(orders)
-    if isinstance(cands, (str, bytes)) or isinstance(ref_lists, (str, bytes)):
-        raise TypeError("ngram_overlap takes a list of candidates and a list of reference lists")
-    for name, x in (("cands", cands), ("ref_lists", ref_lists)):
-        if unordered(x):
-            raise TypeError(f"ngram_overlap: {name} is {unordered(x)}, which has no order; expected a list")
-    if not isinstance(cands, (list, tuple)):
-        cands = list(cands)  # generators: both back ends need len() and two passes
+    cands = engine.batch_args("ngram_overlap", cands, ref_lists)
     return _count(cands, ref_lists, orders, bool(distinct), words, threads)
 
 

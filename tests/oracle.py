@@ -9,6 +9,8 @@ textbook definitions so the package can be checked against it.
   ``cur[j] = max(cur[j-1], prev[j], prev[j-1] + (a[i] == b[j]))``, and since
   ``cur`` is non-decreasing this is the running maximum of
   ``max(prev[j], prev[j-1] + eq[j])``.
+* ``ngram_counts(toks, n, distinct)``: a text's n-grams with their counts (each once when
+  ``distinct``), for the ROUGE-N oracles.
 * ``score_instance(...)``: P, R, F of one candidate against its references for
   the multi_ref modes "max_pr", "best", "avg", "pooled" and "best_recall".
 """
@@ -61,6 +63,15 @@ def lcs_dp_rows(a, b) -> int:
 def lcs(a, b) -> int:
     """The oracle LCS: pure Python for small pairs, numpy rows for big ones."""
     return lcs_dp(a, b) if len(a) * len(b) <= 40_000 else lcs_dp_rows(a, b)
+
+
+def ngram_counts(toks, n: int, distinct: bool = False):
+    """Counter of the n-grams of ``toks`` (tuples; each counted once when ``distinct``).
+    Keyed by dict equality: for tokens that equal themselves (words, ids)."""
+    from collections import Counter
+
+    c = Counter(tuple(toks[i:i + n]) for i in range(len(toks) - n + 1))
+    return Counter(set(c)) if distinct else c
 
 
 # ------------------------------------------------------------------ scoring

@@ -3,7 +3,7 @@ table, per-instance rows, state files, ``merge``, ``--confidence``, ``--by``, ``
 ``--distinct``; the one-line errors; the deprecated spellings (``dureader --alpha/--beta``,
 ``--confidence N``) as users see them, in a real process.
 
-Oracle: plain Counter n-grams and an LCS table written here (whitespace tokens, one
+Oracle: plain Counter n-grams and the textbook LCS table of tests/oracle.py (whitespace tokens, one
 reference per line), F = (1+g^2)PR / (R+g^2 P) with the default gamma 1.2.
 """
 import csv
@@ -14,7 +14,6 @@ import random
 import shutil
 import subprocess
 import sys
-from collections import Counter
 
 import pytest
 
@@ -30,18 +29,7 @@ WORDS = "the a cat dog sat on mat is was here".split()
 
 # ----------------------------------------------------------------------------- the oracle
 
-def grams(toks, n, distinct=False):
-    c = Counter(tuple(toks[i:i + n]) for i in range(len(toks) - n + 1))
-    return Counter(set(c)) if distinct else c
-
-
-def lcs(a, b):
-    row = [0] * (len(b) + 1)
-    for x in a:
-        prev = 0
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], (prev + 1 if x == y else max(row[j], row[j - 1]))
-    return row[-1]
+from oracle import lcs_dp as lcs, ngram_counts as grams  # noqa: E402  (tests/ is on sys.path)
 
 
 def f_of(p, r, gamma=1.2):

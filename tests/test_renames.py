@@ -4,13 +4,12 @@
 (one rule: gamma or alpha, not both), the result types' alias fields, and
 ``compute()``'s signature holding every requested type's settings.
 
-Oracles written here: F = (1+g^2)PR / (R+g^2 P) and 1/F = a/P + (1-a)/R on Counter
-n-gram / LCS counts.
+Oracles: F = (1+g^2)PR / (R+g^2 P) and 1/F = a/P + (1-a)/R written here, on the n-gram
+counts and LCS table of tests/oracle.py.
 """
 import inspect
 import random
 import warnings
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -97,17 +96,7 @@ def test_unknown_keyword_still_names_the_close_name():
 
 # ----------------------------------------------------------------------------- gamma wherever alpha is
 
-def _grams(toks, n):
-    return Counter(tuple(toks[i:i + n]) for i in range(len(toks) - n + 1))
-
-
-def _lcs(a, b):
-    row = [0] * (len(b) + 1)
-    for x in a:
-        prev = 0
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], (prev + 1 if x == y else max(row[j], row[j - 1]))
-    return row[-1]
+from oracle import lcs_dp as _lcs, ngram_counts as _grams  # noqa: E402  (tests/ is on sys.path)
 
 
 def _pairs(seed=0, k=40):
