@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 
-from . import __version__, accumulators, engine
+from . import __version__, accumulators, engine, scoring
 from .metrics import METRICS, resolve_type, rouge_types as _types
 from .metrics.rouge_l import rouge_l
 from .metrics.rouge_lsum import rouge_lsum
@@ -136,8 +136,10 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     values = _settings_values(preset, dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
                                            normalize=normalize, lowercase=lowercase, stem=stem, split=split,
                                            distinct=distinct))
-    if gamma is not None and alpha is not None:
-        raise ValueError("compute: give gamma or alpha, not both")
+    try:
+        scoring.weighting(gamma, alpha)  # the one rule, before a preset's weighting is merged in
+    except ValueError as e:
+        raise ValueError(f"compute: {e}") from None
     parts = []
     for name in types:
         spec, params = resolve_type(name)

@@ -86,7 +86,8 @@ def rouge_n_from_options(values: dict) -> RougeNSettings:
 
 
 class RougeNAccumulator(RougeLAccumulator):
-    """Mean per-instance ROUGE-N F (and macro P, R): the state of ROUGE-L (P, R, F sums, count)."""
+    """Mean per-instance ROUGE-N F (and macro P, R): the state of ROUGE-L (P, R, F sums, count).
+    ``add_lcs`` (the network-output path) folds (hits, candidate n-grams, reference n-grams)."""
 
     def _score(self, batch: Batch):
         st = self.settings
@@ -98,11 +99,6 @@ class RougeNAccumulator(RougeLAccumulator):
         (compute() counts several orders in one pass and hands each its own)."""
         s = self._prf(res.hits[:, k], res.cand_grams[:, k], res.ref_grams[:, k], res.ref_count, res.offsets)
         return self._deltas(s), (s, None)
-
-    def add_lcs(self, hits, cand_grams, ref_grams) -> Score:
-        """Fold per-instance (hits, candidate n-grams, reference n-grams) of one reference each
-        (the network-output path)."""
-        return super().add_lcs(hits, cand_grams, ref_grams)
 
 
 class RougeN(RougeL):
