@@ -5,7 +5,8 @@ and ``"rouge_score"``) against independent oracles: Python's own ``str.split()``
 Texts mix every PEP 393 kind in one instance (a word of a Latin-1 text must equal the
 same word of a UCS-2 text), Unicode whitespace (str.isspace: \\x1c-\\x1f, \\x85, \\xa0,
 \\u3000, \\u2028 ...), characters whose lowercase is ASCII (the Kelvin sign, dotted I),
-words around the 8-byte key boundary and texts around the 64-byte block boundary.
+words around the 8- and 16-byte key boundaries (and NUL characters, word characters of
+str.split()) and texts around the 64-byte block boundary.
 """
 from __future__ import annotations
 
@@ -29,7 +30,12 @@ SPACES = [" ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "\x1c", "\x1f", "\x85", "
 PIECES = ["the", "The", "THE", "cat", "Cat-sat", "on", "mat!", "a", "b", "12", "x1", "caf\xe9",
           "CAF\xc9", "stra\xdfe", "\u212aelvin", "kelvin", "\u0130stanbul", "i\u0307stanbul",
           "\u4e2d\u6587", "\U0001F600", "\xff\xff\xff\xff\xff\xff\xff\xff", "abcdefgh", "abcdefghi",
-          "ABCDEFGHIJKLMNOPQ", "abcdefghijklmnopq", "\u0101bc", "don't", "e.g.", "\xaa", "\xb5"]
+          "ABCDEFGHIJKLMNOPQ", "abcdefghijklmnopq", "\u0101bc", "don't", "e.g.", "\xaa", "\xb5",
+          # around the 16-byte exact key (key + key2 + length): equal first 8 / 16 bytes
+          "abcdefghijklmnop", "abcdefghijklmnoq", "ABCDEFGHIJKLMNOP", "abcdefghijklmno\xe9",
+          "abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwy", "abcdefghIJKLMNOPqrstuvwxyz",
+          # NUL is a word character of str.split(): "a\0" is not "a"
+          "a\x00", "a\x00b", "\x00", "abcdefgh\x00", "abcdefghijklmnop\x00"]
 
 
 def py_split(text: str, fold: bool) -> list:
@@ -83,7 +89,7 @@ def test_lcs_words_equals_python_tokens_and_dp(b, mode_fold, threads):
 
 def test_words_around_key_and_block_boundaries():
     rng = np.random.default_rng(0)
-    for length in (7, 8, 9, 15, 16, 17, 63, 64, 65):
+    for length in (7, 8, 9, 15, 16, 17, 24, 25, 32, 33, 63, 64, 65):
         word = "x" * length
         for pad in range(0, 70, 7):  # the word at every position around a 64-byte block
             cand = " " * pad + word + " q"

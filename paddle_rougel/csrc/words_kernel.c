@@ -27,17 +27,20 @@
 #include "lcs_kernel.h"
 #include "tokmap.h"
 
+/* A word of code points < 256 (as bytes, folded when fold): key its first 8 bytes and key2
+ * the next 8 (zero-padded), so that a word of at most 16 bytes is (key, key2, its length);
+ * a longer one has its hash as key2 (and is compared byte by byte). */
 typedef struct {
-    uint64_t key, hash;         /* key: the first 8 bytes, folded (a word of code points < 256) */
+    uint64_t key, key2, hash;
     const WordText *t;
     int64_t start, len;
-    int exact;                  /* (key, len) is the word: code points < 256, at most 8 */
+    int exact;                  /* (key, key2, len) is the word: code points < 256, at most 16 */
 } Word;
 
-/* word -> local id; a word of at most 8 bytes is its (key, len): compared without a reload */
-typedef struct { uint64_t key, hash; uint32_t stamp, id, rep, tag; } Slot;
+/* word -> local id; an exact word is compared without a reload */
+typedef struct { uint64_t key, key2; uint32_t stamp, id, rep, tag; } Slot;
 
-/* A word's tag: its length when (key, length) is the word, else ~0 (compare the words). */
+/* A word's tag: its length when (key, key2, length) is the word, else ~0 (compare the words). */
 static inline uint32_t word_tag(const Word *x) { return x->exact ? (uint32_t)x->len : ~(uint32_t)0; }
 
 typedef struct {
@@ -45,8 +48,10 @@ typedef struct {
     uint32_t *ids;              /* the instance's words: candidate ids, then references' */
     int64_t *ref_len;
     uint64_t *bits;             /* word-character bitmap of one text (kind 1) */
+    uint8_t *low;               /* that text's bytes, folded when fold, then 8 zero bytes */
+    int64_t *bounds;            /* its words' first and last byte: starts, then ends */
     uint8_t *narrow;            /* one word of a 2- or 4-byte text as bytes */
-    size_t w_cap, ids_cap, rl_cap, bits_cap, narrow_cap;
+    size_t w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap;
     Slot *map;                  /* open addressing with generation stamps */
     uint32_t gen;
     size_t mcap;
@@ -56,7 +61,7 @@ typedef struct {
 } WWork;
 
 static void wwork_free(WWork *w) {
-    free(w->w); free(w->ids); free(w->ref_len); free(w->bits);
+    free(w->w); free(w->ids); free(w->ref_len); free(w->bits); free(w->low); free(w->bounds);
     free(w->narrow); free(w->map);
     lcs_scratch_free(&w->s);
     rougen_scratch_free(&w->rs);
@@ -101,22 +106,6 @@ static inline uint64_t load_le(const uint8_t *p, int64_t at, int64_t k, int64_t 
 
 #define HASH_MUL 0x9E3779B97F4A7C15ull
 
-/* The key and hash of a word of bytes p[at .. at+n) (code points < 256; folded when fold). */
-static inline void hash_bytes(const uint8_t *p, int64_t at, int64_t n, int64_t len, int fold, Word *out) {
-    uint64_t c = load_le(p, at, n < 8 ? n : 8, len);
-    if (fold) c = fold8(c);
-    out->key = c;
-    out->exact = n <= 8;
-    uint64_t h = ((uint64_t)n * HASH_MUL) ^ c;
-    for (int64_t i = 8; i < n; i += 8) {
-        uint64_t d = load_le(p, at + i, n - i < 8 ? n - i : 8, len);
-        if (fold) d = fold8(d);
-        h = ((h << 5 | h >> 59) ^ d) * HASH_MUL;
-    }
-    h *= HASH_MUL;
-    out->hash = h ^ (h >> 29);
-}
-
 static inline uint32_t code_point(const WordText *t, int64_t i) {
     if (t->kind == 1) return ((const uint8_t *)t->data)[i];
     if (t->kind == 2) return ((const uint16_t *)t->data)[i];
@@ -143,13 +132,21 @@ static int word_eq(const Word *a, const Word *b, int fold) {
     return 1;
 }
 
-/* Word-character bitmap of 64 bytes at p (bit i: p[i]). */
-static inline uint64_t classify64(const WWork *w, const WordsBatch *b, const uint8_t *p) {
+/* Word-character bitmap of 64 bytes at p (bit i: p[i]); the bytes, ASCII-folded when b->fold,
+ * copied to out. */
+static inline uint64_t classify64(const WWork *w, const WordsBatch *b, const uint8_t *p, uint8_t *out) {
 #if defined(__SSE2__)
+    (void)w;
     uint64_t m = 0;
     for (int e = 0; e < 4; e++) {
         const __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * e));
-        __m128i word;
+        __m128i word, copy = x;
+        if (b->fold) {  /* A-Z: + 0x20 */
+            const __m128i up = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char)(0x80 - 'A'))),
+                                              _mm_set1_epi8((char)(0x80 + 26)));
+            copy = _mm_or_si128(x, _mm_and_si128(up, _mm_set1_epi8(0x20)));
+        }
+        _mm_storeu_si128((__m128i *)(out + 16 * e), copy);
         if (b->mode == WORDS_ALNUM) {  /* [0-9a-z], and A-Z (the mode folds) */
             const __m128i low = _mm_or_si128(x, _mm_set1_epi8(0x20));
             const __m128i a = _mm_cmplt_epi8(_mm_add_epi8(low, _mm_set1_epi8((char)(0x80 - 'a'))),
@@ -170,80 +167,141 @@ static inline uint64_t classify64(const WWork *w, const WordsBatch *b, const uin
     }
     return m;
 #else
-    (void)b;
     uint64_t m = 0;
-    for (int i = 0; i < 64; i++) m |= (uint64_t)w->wc[p[i]] << i;
+    for (int i = 0; i < 64; i++) {
+        m |= (uint64_t)w->wc[p[i]] << i;
+        out[i] = (uint8_t)(b->fold ? fold_ascii(p[i]) : p[i]);
+    }
     return m;
 #endif
 }
 
-/* Word-character bitmap of a 1-byte text in w->bits + 1 (with a zero word before and after). */
+/* Word-character bitmap of a 1-byte text in w->bits + 1 (with a zero word before and after),
+ * and its bytes (folded when fold) in w->low, then at least 16 zero bytes. */
 static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
     const uint8_t *p = (const uint8_t *)t->data;
     const int64_t len = t->len, nb = (len + 63) / 64;
-    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0) return NULL;
+    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0 ||
+        grow((void **)&w->low, &w->low_cap, 64 * (size_t)nb + 16, 1) < 0)
+        return NULL;
     uint64_t *bits = w->bits + 1;
     bits[-1] = 0;
     for (int64_t k = 0; k < nb; k++) {
         const int64_t at = 64 * k, n = len - at < 64 ? len - at : 64;
         if (n == 64) {
-            bits[k] = classify64(w, b, p + at);
+            bits[k] = classify64(w, b, p + at, w->low + at);
         } else {  /* the last bytes: from a zero-padded copy, bits above n cleared */
             uint8_t tail[64];
             memset(tail, 0, sizeof(tail));
             memcpy(tail, p + at, (size_t)n);
-            bits[k] = classify64(w, b, tail) & (((uint64_t)1 << n) - 1);
+            bits[k] = classify64(w, b, tail, w->low + at) & (((uint64_t)1 << n) - 1);
         }
     }
     bits[nb] = 0;
+    memset(w->low + 64 * nb, 0, 16);
     return bits;
+}
+
+/* The positions of the set bits of m, plus base, written at out (room for 4 more than there
+ * are: the first four are written unconditionally, as most blocks have at most four words
+ * ending in them... or more); returns how many. */
+static inline int64_t bit_positions(uint64_t m, int64_t base, int64_t *out) {
+    int64_t cnt = 0;
+    for (int j = 0; j < 4; j++) {
+        out[j] = base + __builtin_ctzll(m | ((uint64_t)1 << 63));
+        cnt += m != 0;
+        m &= m - 1;
+    }
+    while (m) {
+        out[cnt++] = base + __builtin_ctzll(m);
+        m &= m - 1;
+    }
+    return cnt;
+}
+
+/* Little-endian 8 bytes at p (room for them: the folded copy's zero tail). */
+static inline uint64_t load8(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* The first n (1..8) bytes of v, the others zero. */
+static inline uint64_t low_bytes(uint64_t v, int64_t n) { return v & (~(uint64_t)0 >> (64 - 8 * n)); }
+
+/* Key, key2, hash and exact of the word of n >= 1 bytes at q (folded already; at least 16
+ * bytes of room after the word), for n <= 16 with no branch on n (a branch the predictor
+ * misses flushes the overlapped work of the words around it); for n > 16, word_bytes. */
+static inline void word_short(const uint8_t *q, int64_t n, Word *out) {
+    const int64_t n0 = n < 8 ? n : 8, n1 = n - 8 < 1 ? 1 : (n - 8 > 8 ? 8 : n - 8);
+    const uint64_t c = low_bytes(load8(q), n0), d = n > 8 ? low_bytes(load8(q + 8), n1) : 0;
+    const uint64_t h0 = ((uint64_t)n * HASH_MUL) ^ c;
+    const uint64_t h1 = ((h0 << 5 | h0 >> 59) ^ d) * HASH_MUL;
+    const uint64_t h = (n > 8 ? h1 : h0) * HASH_MUL;
+    out->key = c;
+    out->key2 = d;
+    out->hash = h ^ (h >> 29);
+    out->exact = n <= 16;
+}
+
+/* The same for any n >= 1: the hash chains the 8-byte pieces of the word. */
+static void word_bytes(const uint8_t *q, int64_t n, Word *out) {
+    if (n <= 16) {
+        word_short(q, n, out);
+        return;
+    }
+    uint64_t h = ((uint64_t)n * HASH_MUL) ^ load8(q);
+    for (int64_t i = 8; i < n; i += 8)
+        h = ((h << 5 | h >> 59) ^ low_bytes(load8(q + i), n - i < 8 ? n - i : 8)) * HASH_MUL;
+    h *= HASH_MUL;
+    out->key = load8(q);
+    out->hash = h ^ (h >> 29);
+    out->key2 = out->hash;
+    out->exact = 0;
 }
 
 static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold);
 
-/* The words of a 1-byte text, walked from its bitmap in one pass: word starts and ends
- * alternate, and a word still open at the end of a 64-byte block ends in a later one.
- * store: the words are written there (the candidate); else each word's id (0: not in the
- * candidate) goes to ids (a reference).  Returns how many words, or -1. */
-static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *store, uint32_t *ids) {
+/* The words of a 1-byte text: the starts and ends of its words from its bitmap (the k-th
+ * start and the k-th end bound the k-th word), then each word's key and hash from the folded
+ * copy, written at out (room reserved: (len + 1) / 2 + 1).  ids: each word's id (0: not in
+ * the candidate) goes there too (a reference).  Returns how many words, or -1. */
+static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out, uint32_t *ids) {
     const uint64_t *bits = bitmap1(w, b, t);
     if (!bits) return -1;
-    const uint8_t *p = (const uint8_t *)t->data;
-    const int64_t len = t->len, nb = (len + 63) / 64;
-    const int fold = b->fold;
-    int64_t n = 0, open = -1;
-    Word x;
-    x.t = t;
-#define EMIT(s0, e0)                                                                         \
-    do {                                                                                     \
-        x.start = (s0);                                                                      \
-        x.len = (e0) - (s0) + 1;                                                             \
-        hash_bytes(p, x.start, x.len, len, fold, &x);                                        \
-        if (store) store[n] = x; else ids[n] = ref_id(w, &x, fold);                          \
-        n++;                                                                                 \
-    } while (0)
+    const int64_t len = t->len, nb = (len + 63) / 64, most = (len + 1) / 2;
+    if (grow((void **)&w->bounds, &w->bounds_cap, 3 * (size_t)most + 24, sizeof(int64_t)) < 0) return -1;
+    int64_t *S = w->bounds, *E = w->bounds + most + 8, *longs = w->bounds + 2 * most + 16;
+    int64_t ns = 0, ne = 0;
     for (int64_t k = 0; k < nb; k++) {
         const uint64_t m = bits[k];
-        uint64_t st = m & ~((m << 1) | (bits[k - 1] >> 63));
-        uint64_t en = m & ~((m >> 1) | (bits[k + 1] << 63));
-        if (open >= 0 && en) {
-            EMIT(open, 64 * k + __builtin_ctzll(en));
-            en &= en - 1;
-            open = -1;
-        }
-        while (st) {
-            const int64_t s0 = 64 * k + __builtin_ctzll(st);
-            st &= st - 1;
-            if (en) {
-                EMIT(s0, 64 * k + __builtin_ctzll(en));
-                en &= en - 1;
-            } else {
-                open = s0;  /* it goes on in the next block */
-            }
-        }
+        ns += bit_positions(m & ~((m << 1) | (bits[k - 1] >> 63)), 64 * k, S + ns);
+        ne += bit_positions(m & ~((m >> 1) | (bits[k + 1] << 63)), 64 * k, E + ne);
     }
-#undef EMIT
-    return n;
+    const uint8_t *low = w->low;
+    const int fold = b->fold;
+    /* each word's key and hash (words over 16 bytes, rare, after: no branch on a length) */
+    int64_t nlong = 0;
+    for (int64_t j = 0; j < ns; j++) {
+        const int64_t s = S[j], n = E[j] - s + 1;
+        Word *x = &out[j];
+        word_short(low + s, n, x);
+        x->t = t;
+        x->start = s;
+        x->len = n;
+        longs[nlong] = j;
+        nlong += n > 16;
+    }
+    for (int64_t i = 0; i < nlong; i++) {
+        Word *x = &out[longs[i]];
+        word_bytes(low + x->start, x->len, x);
+    }
+    if (ids)
+        for (int64_t j = 0; j < ns; j++) ids[j] = ref_id(w, &out[j], fold);
+    return ns;
 }
 
 /* Words of text t appended at out (room reserved: (len + 1) / 2 + 1); returns how many, or -1. */
@@ -272,12 +330,13 @@ static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out)
         }
         const int64_t wl = p - s0;
         if (!wide) {
-            if (grow((void **)&w->narrow, &w->narrow_cap, (size_t)wl + 8, 1) < 0) return -1;
+            if (grow((void **)&w->narrow, &w->narrow_cap, (size_t)wl + 16, 1) < 0) return -1;
             for (int64_t i = 0; i < wl; i++) {
                 const uint32_t x = code_point(t, s0 + i);
                 w->narrow[i] = (uint8_t)(fold ? fold_ascii(x) : x);
             }
-            hash_bytes(w->narrow, 0, wl, wl, 0, &out[n]);
+            memset(w->narrow + wl, 0, 16);
+            word_bytes(w->narrow, wl, &out[n]);
         } else {  /* never equal to a word of bytes: key ~0 is no 8 bytes' folded key */
             uint64_t h = ~(uint64_t)0;
             for (int64_t i = 0; i < wl; i++) {
@@ -287,6 +346,7 @@ static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out)
             out[n].key = ~(uint64_t)0;
             out[n].exact = 0;
             out[n].hash = h ^ (h >> 29);
+            out[n].key2 = out[n].hash;
         }
         out[n].t = t; out[n].start = s0; out[n].len = wl;
         n++;
@@ -308,7 +368,7 @@ static int map_reserve(WWork *w, size_t need) {
 
 /* The local id of word x (index xi in w->w); absent: 0, or with add a new id ++*k. */
 static inline int slot_is(const WWork *w, const Slot *s, const Word *x, int fold) {
-    return s->hash == x->hash && s->key == x->key && s->tag == word_tag(x) &&
+    return s->key == x->key && s->key2 == x->key2 && s->tag == word_tag(x) &&
            (x->exact || word_eq(&w->w[s->rep], x, fold));
 }
 
@@ -325,13 +385,13 @@ static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
     const Word *x = &w->w[xi];
     Slot *S = &w->map[(size_t)x->hash & (w->mcap - 1)];  /* the first probe inline: mostly decides */
     if (S->stamp == w->gen) {
-        if (x->exact & (S->hash == x->hash) & (S->key == x->key) & (S->tag == word_tag(x))) return S->id;
+        if (x->exact & (S->key == x->key) & (S->key2 == x->key2) & (S->tag == word_tag(x))) return S->id;
         S = &w->map[map_slot(w, x, fold)];
     }
     if (S->stamp != w->gen) {
         S->stamp = w->gen;
-        S->hash = x->hash;
         S->key = x->key;
+        S->key2 = x->key2;
         S->tag = word_tag(x);
         S->rep = (uint32_t)xi;
         S->id = ++*k;
@@ -340,11 +400,11 @@ static inline uint32_t cand_id(WWork *w, size_t xi, int fold, uint32_t *k) {
 }
 
 /* A reference word's id (0: not in the candidate): the first probe without a branch on
- * its outcome (a word of at most 8 bytes found there, or an empty slot: the common cases). */
+ * its outcome (an exact word found there, or an empty slot: the common cases). */
 static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold) {
     const Slot *s = &w->map[(size_t)x->hash & (w->mcap - 1)];
     const int used = s->stamp == w->gen;
-    const int same = used & (s->hash == x->hash) & (s->key == x->key) & (s->tag == word_tag(x));
+    const int same = used & (s->key == x->key) & (s->key2 == x->key2) & (s->tag == word_tag(x));
     if (__builtin_expect((used & !same) | (same & !x->exact), 0)) {
         s = &w->map[map_slot(w, x, fold)];
         return s->stamp == w->gen ? s->id : 0;
@@ -397,13 +457,13 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     } else {  /* each reference: 1-byte texts straight from their bitmaps to ids; others through words */
         for (int64_t t = t0 + 1; t < t1; t++) {
             const WordText *x = &b->texts[t];
+            const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
+            if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
             int64_t cnt;
             if (x->kind == 1) {
-                cnt = scan1(w, b, x, NULL, w->ids + q);
+                cnt = scan1(w, b, x, w->w + n, w->ids + q);  /* after the candidate's words */
             } else {
-                const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
-                if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
-                cnt = scan(w, b, x, w->w + n);  /* after the candidate's words */
+                cnt = scan(w, b, x, w->w + n);
                 for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
             }
             if (cnt < 0) return -1;
