@@ -113,6 +113,16 @@ class Backend:
         not taken (the caller splits in Python, then ``ngram_overlap``)."""
         return None
 
+    # ------------------------------------------------------------ ROUGE-L and ROUGE-N together
+
+    def lcs_ngram_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, orders: Tuple[int, ...],
+                        distinct: bool, threads: Optional[int] = None, one_ref: bool = False):
+        """Fast path: ``(lcs_words(...), ngram_words(...))`` of the same texts and ``words``, an
+        ``engine.LcsResult`` and an ``ngrams.NgramResult``, from one read of their words (ROUGE-L
+        and ROUGE-N asked together: ``functional.score_all``); None: not taken (the caller asks
+        for each as it would alone)."""
+        return None
+
     # ------------------------------------------------------------ ROUGE-Lsum
 
     def lsum_batch(self, cands: tuple, ref_lists: tuple, ref_count: np.ndarray, threads: Optional[int] = None,
