@@ -188,9 +188,14 @@ class Accumulator:
             self._fold(deltas, local)
             return local
 
+    def score_batch(self, batch: Batch) -> Tuple[Dict[str, np.ndarray], Any]:
+        """Field increments and per-instance result of a validated batch, nothing changed (fold
+        them with ``add_scored``: ``compute`` scores every type before it folds any)."""
+        return self._score(batch)
+
     def add_scored(self, deltas: Dict[str, Any], local: Any) -> None:
         """Fold a batch this accumulator's metric scored elsewhere (``compute`` counts several
-        ROUGE-N orders in one pass), after what is buffered."""
+        ROUGE-N orders, and ROUGE-L's LCS, in one pass), after what is buffered."""
         with self._lock:
             self.flush()
             self._fold(deltas, local)

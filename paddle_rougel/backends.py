@@ -12,7 +12,8 @@ Two are built in, computing the same numbers:
 :class:`Backend` lists the operations.  The *general* ones (``lcs_batch``,
 ``clipped_matches``, ``lsum_batch``, ``lcs_matrix``, ``score_matrix``, ``resample_sums``)
 must be implemented (the base raises ``NotImplementedError``: no silent fallback).  The
-*fast paths* (``lcs_pairs``, ``lcs_words``, ``lsum_text_snapshot``, ``lsum_text``) take
+*fast paths* (``lcs_pairs``, ``lcs_words``, ``ngram_words``, ``lcs_ngram_words``,
+``lsum_text_snapshot``, ``lsum_text``) take
 inputs in a special form (every text a ``str``); returning None means "not for these
 inputs", and the caller then takes the general path, through the same back end's general
 operation.  A new operation is one more method here (general: raising in the base; fast
@@ -110,6 +111,16 @@ class Backend:
                     distinct: bool, threads: Optional[int] = None, one_ref: bool = False):
         """Fast path: ``ngram_overlap`` of ``str`` texts split into words as ``lcs_words``; None:
         not taken (the caller splits in Python, then ``ngram_overlap``)."""
+        return None
+
+    # ------------------------------------------------------------ ROUGE-L and ROUGE-N together
+
+    def lcs_ngram_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, orders: Tuple[int, ...],
+                        distinct: bool, threads: Optional[int] = None, one_ref: bool = False):
+        """Fast path: ``(lcs_words(...), ngram_words(...))`` of the same texts and ``words``, an
+        ``engine.LcsResult`` and an ``ngrams.NgramResult``, from one read of their words (ROUGE-L
+        and ROUGE-N asked together: ``functional.score_all``); None: not taken (the caller asks
+        for each as it would alone)."""
         return None
 
     # ------------------------------------------------------------ ROUGE-Lsum
@@ -216,6 +227,16 @@ class CBackend(Backend):
             return None
         _, _, _, rc, h, cg, rg = _frombuffers(raw)  # (no LCS asked: its three arrays are empty)
         return result((h, cg, rg, rc), len(orders))
+
+    def lcs_ngram_words(self, cands, ref_lists, words, orders, distinct, threads=None, one_ref=False):
+        from .ngrams import c_orders, result
+
+        raw = engine._c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads),
+                                      one_ref=one_ref, orders=c_orders(orders), distinct=distinct)
+        if raw is None:
+            return None
+        lcs, cl, rl, rc, h, cg, rg = _frombuffers(raw)
+        return engine.LcsResult(lcs, cl, rl, rc), result((h, cg, rg, rc.copy()), len(orders))
 
     def lsum_batch(self, cands, ref_lists, ref_count, threads=None, base=0):
         from .lsum import SCRATCH_BYTES, _rename

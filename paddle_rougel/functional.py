@@ -26,10 +26,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from . import __version__, accumulators, engine, scoring
 from .metrics import METRICS, resolve_type, rouge_types as _types
-from .metrics.rouge_l import rouge_l
+from .metrics.rouge_l import RougeLAccumulator, rouge_l
 from .metrics.rouge_lsum import rouge_lsum
 from .metrics.rouge_n import RougeNAccumulator, rouge_n
-from .ngrams import ngram_overlap
+from .ngrams import lcs_ngram_words, ngram_overlap
 from .scoring import RougeLOutput
 from .settings import SettingsError
 
@@ -176,25 +176,54 @@ def _check_type_options(parts: List[tuple], given: Dict[str, Any]) -> None:
 
 def score_all(accs: Dict[str, Any], predictions: list, references: list, base: int = 0) -> None:
     """Score every type (``{name: accumulator}``) on the same inputs: one batch per way of
-    reading them, and ROUGE-N's orders counted in one pass when their settings agree.
-    ``base``: the index of the first instance (in error messages)."""
+    reading them, every type scored (:func:`_score_jobs`: the reads they share made once)
+    before any is folded, so an error changes none.  ``base``: the index of the first
+    instance (in error messages)."""
     batches: Dict[Any, Any] = {}
-    grams: Dict[Any, List[tuple]] = {}
-    for name, acc in accs.items():
+    jobs = []
+    for acc in accs.values():
         key = (type(acc).compute_batch, acc.settings.text)
         if key not in batches:
             batches[key] = acc.compute_batch(predictions, references, base)
-        batch = batches[key]
+        jobs.append((acc, batches[key]))
+    for acc, (deltas, local) in _score_jobs(jobs):
+        acc.add_scored(deltas, local)
+
+
+def _score_jobs(jobs: List[tuple]) -> List[tuple]:
+    """``(accumulator, (deltas, local))`` of each ``(accumulator, batch)``, nothing folded.
+
+    The one place where several metrics read the same batch: ROUGE-N's orders of one batch and
+    one ``distinct`` are counted in one pass, and ROUGE-L's LCS of that batch is read with
+    them when its texts are ``str`` split into words and the back end reads both at once
+    (:func:`ngrams.lcs_ngram_words`); otherwise each type scores as it would alone.  The
+    numbers are the same either way (each metric's own ``score_counts`` / ``score_lcs`` turns
+    them into P, R, F under its ``multi_ref`` and weighting)."""
+    batch_of: Dict[int, Any] = {}
+    lcs: Dict[int, list] = {}               # id(batch) -> ROUGE-L accumulators
+    grams: Dict[tuple, list] = {}           # (id(batch), distinct) -> ROUGE-N accumulators
+    for acc, batch in jobs:
+        batch_of[id(batch)] = batch
         if isinstance(acc, RougeNAccumulator):
-            grams.setdefault((id(batch), acc.settings.distinct), []).append((acc, batch))
+            grams.setdefault((id(batch), acc.settings.distinct), []).append(acc)
+        elif isinstance(acc, RougeLAccumulator) and type(acc)._score is RougeLAccumulator._score:
+            lcs.setdefault(id(batch), []).append(acc)
+    done: Dict[int, tuple] = {}
+    for (b, distinct), group in grams.items():
+        batch = batch_of[b]
+        orders = tuple(sorted({a.settings.n for a in group}))
+        both = None
+        if b in lcs and batch.words is not None:
+            both = lcs_ngram_words(batch.cands, batch.ref_lists, batch.words, orders, distinct)
+        if both is not None:
+            for acc in lcs.pop(b):
+                done[id(acc)] = acc.score_lcs(both[0], batch)
+            res = both[1]
         else:
-            acc.add_now(batch)
-    for (_, distinct), group in grams.items():
-        batch = group[0][1]
-        orders = tuple(sorted({a.settings.n for a, _ in group}))
-        res = ngram_overlap(batch.cands, batch.ref_lists, orders, distinct=distinct, words=batch.words)
-        for acc, _ in group:
-            acc.add_scored(*acc.score_counts(res, orders.index(acc.settings.n)))
+            res = ngram_overlap(batch.cands, batch.ref_lists, orders, distinct=distinct, words=batch.words)
+        for acc in group:
+            done[id(acc)] = acc.score_counts(res, orders.index(acc.settings.n))
+    return [(acc, done[id(acc)] if id(acc) in done else acc.score_batch(batch)) for acc, batch in jobs]
 
 
 def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",

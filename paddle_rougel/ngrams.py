@@ -38,7 +38,7 @@ import numpy as np
 from . import engine
 from .inputs import OneRef, unordered
 
-__all__ = ["NgramResult", "ngram_overlap"]
+__all__ = ["NgramResult", "ngram_overlap", "lcs_ngram_words"]
 
 # Orders above this are counted as this one: no text has more tokens (they give all zeros).
 _ORDER_CAP = 1 << 62
@@ -104,6 +104,29 @@ def ngram_overlap(cands: Sequence, ref_lists: Sequence, orders: Sequence[int] = 
     orders = _check_orders(orders)
     cands = engine.batch_args("ngram_overlap", cands, ref_lists)
     return _count(cands, ref_lists, orders, bool(distinct), words, threads)
+
+
+def lcs_ngram_words(cands: Sequence, ref_lists: Sequence, words: tuple, orders: Sequence[int] = (1, 2),
+                    distinct: bool = False, threads: Optional[int] = None):
+    """ROUGE-L's LCS and ROUGE-N's counts of the same ``str`` texts from one read of their words.
+
+    ``(engine.lcs_batch(cands, ref_lists, words=words), ngram_overlap(cands, ref_lists, orders,
+    distinct, words=words))``, the same numbers, by the active back end's fast path
+    (``Backend.lcs_ngram_words``); None when it does not take these inputs (some text not a
+    ``str``, or a back end without it): the caller then makes the two calls.  Arguments as
+    :func:`ngram_overlap`'s (``words`` required).
+
+    >>> lcs, res = lcs_ngram_words(["the cat sat"], [["the cat sat down", "a cat"]], (0, False), (1, 2))
+    >>> lcs.lcs.tolist(), res.hits.tolist()
+    ([3, 1], [[3, 2], [1, 0]])
+    """
+    orders = _check_orders(orders)
+    cands = engine.batch_args("lcs_ngram_words", cands, ref_lists)
+    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None  # one str reference each
+    if one is None and not isinstance(ref_lists, (list, tuple)):
+        ref_lists = list(ref_lists)
+    return engine.get_backend().lcs_ngram_words(cands, ref_lists if one is None else one, tuple(words), orders,
+                                                bool(distinct), threads, one_ref=one is not None)
 
 
 def c_orders(orders: Tuple[int, ...]) -> Tuple[int, ...]:

@@ -128,6 +128,9 @@ def _every_metric(w) -> list:
     # ROUGE-N: token lists (the general count), str words (the word fast path), compute's one pass
     out.append(rouge_n(w["tok_c"], [r[0] for r in w["tok_r"]], n=2))
     out.append(compute(w["words_c"], w["words_r"], rouge_types=("rouge1", "rouge2"), tokenize="whitespace"))
+    # ROUGE-L and ROUGE-N of the same words: one read for both (the lcs_ngram_words fast path)
+    out.append(compute(w["words_c"], w["words_r"], rouge_types=("rouge2", "rougeL"), tokenize="whitespace",
+                       per_instance=True))
     n = RougeN(n=1, distinct=True)
     n.add_batch(w["cands"], w["refs"])
     out.append(n.accumulate())

@@ -92,7 +92,11 @@ class RougeLAccumulator(PrfAccumulator):
         return None  # the DuReader subclass adds its bonus here
 
     def _score(self, batch: Batch):
-        res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
+        return self.score_lcs(engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words), batch)
+
+    def score_lcs(self, res: engine.LcsResult, batch: Batch):
+        """Field increments and per-instance result from the batch's ``engine.LcsResult``
+        (``compute`` reads it with ROUGE-N's counts in one pass and hands it here)."""
         bonus = self._pair_bonus(res, batch)
         s = self._prf(res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
                       0.0 if bonus is None else bonus)
