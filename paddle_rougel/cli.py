@@ -39,6 +39,9 @@ start is an error (the score would vanish).  SIGINT / SIGTERM / SIGHUP exit
 with 128 + the signal number, temp files removed (status 0 once everything is
 committed and printed).  Warnings (the pure-Python engine fallback, tokenization
 hints: :mod:`paddle_rougel.hints`) are one plain ``paddle-rougel: warning:`` line.
+
+(Over 600 lines: the parser and the option, output and interval helpers every command shares,
+one home each; the commands' bodies are in the modules above.)
 """
 from __future__ import annotations
 
@@ -260,20 +263,35 @@ def _ci_signature(args) -> List[str]:
     return [f"ci:bootstrap,n:{args.resamples},level:{_level(args.confidence)},seed:{args.seed}"]
 
 
+def _type_scores(accs: Dict[str, Any]) -> Dict[str, float]:
+    """What ``score`` and ``merge`` print (0-1): a ROUGE type's F, P, R (``ROUGE-L``, ``ROUGE-L-P``,
+    ``ROUGE-L-R``); a DuReader contest metric (no ROUGE type) its score alone, as ``dureader``."""
+    scores: Dict[str, float] = {}
+    for name, acc in accs.items():
+        if acc.spec.key is None:
+            scores[name] = acc.score()
+            continue
+        mean = acc.scores()
+        scores.update({name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall})
+    return scores
+
+
+def _interval_cell(args, name: str, acc, score: float) -> Dict[str, float]:
+    """A score (x100) with its bootstrap interval at ``--confidence``: ``{score, pm, low, high}``."""
+    try:
+        iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
+    except ValueError as e:
+        raise CliError(f"--confidence {args.confidence} --resamples {args.resamples}: {name}: {e}") from None
+    low, high = _pct(iv.low), _pct(iv.high)
+    return {"score": _pct(score), "pm": round((high - low) / 2, 2), "low": low, "high": high}
+
+
 def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tuple[Dict[str, Any], str]:
     """(what to print, its format): the scores (x100, 2 decimals); with --confidence, each with
     its bootstrap interval (computed before the outputs are written: printing is then quick)."""
     if args.confidence is None:
         return {k: _pct(v) for k, v in scores.items()}, args.format
-    result = {}
-    for name, acc in accs.items():
-        try:
-            iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
-        except ValueError as e:
-            raise CliError(f"--confidence {args.confidence} --resamples {args.resamples}: {name}: {e}") from None
-        low, high = _pct(iv.low), _pct(iv.high)
-        result[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
-                        "low": low, "high": high}
+    result = {name: _interval_cell(args, name, acc, scores[name]) for name, acc in accs.items()}
     if args.format == "json":
         return result, "json"
     return {k: f"{v['score']:.2f} ± {v['pm']:.2f}  [{v['low']:.2f}, {v['high']:.2f}]"
@@ -407,6 +425,7 @@ def _rouge_types(text: str) -> List[str]:
 
 
 def _add_summary(p: argparse.ArgumentParser, types: bool = True) -> None:
+    """Without ``types`` (explain, report: ROUGE-L or -Lsum only) other types' options are left out."""
     if types:
         p.add_argument("--rouge-types", "--rouge_types", dest="rouge_types", type=_rouge_types, default=None,
                        metavar="TYPES", help="comma-separated: rouge1, rouge2 (any rougeN), rougeL "
@@ -414,13 +433,16 @@ def _add_summary(p: argparse.ArgumentParser, types: bool = True) -> None:
     p.add_argument("--summary-level", "--summary_level", dest="summary_level", action="store_true",
                    help="ROUGE-Lsum (summary-level, union LCS over sentences) instead of ROUGE-L "
                         "(= --rouge-types rougeLsum)")
-    _add_options(p, [OPTIONS[k] for k in _TYPE_OPTIONS])
+    _add_options(p, [OPTIONS[k] for k, spec in _TYPE_OPTIONS.items()
+                     if types or spec.key in ("rougeL", "rougeLsum")])
 
 
-def _add_confidence(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--confidence", nargs="?", const=0.95, type=_confidence, default=None, metavar="LEVEL",
-                   help="percentile bootstrap interval of each score over instances at LEVEL "
-                        "(default 0.95; at least 2 instances)")
+def _add_confidence(p: argparse.ArgumentParser, always: bool = False) -> None:
+    """``always``: intervals without the flag too (``report``), at 0.95 unless LEVEL is given."""
+    when = "always drawn; LEVEL " if always else ""
+    p.add_argument("--confidence", nargs="?", const=0.95, type=_confidence, default=0.95 if always else None,
+                   metavar="LEVEL", help=f"percentile bootstrap interval of each score over instances at LEVEL "
+                                         f"({when}default 0.95; at least 2 instances)")
     p.add_argument("--resamples", type=_count, default=None, metavar="N",
                    help="bootstrap resamples of --confidence (default 1000; at least 40 at 0.95, "
                         "200 at 0.99)")

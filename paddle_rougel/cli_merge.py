@@ -1,7 +1,9 @@
 """``paddle-rougel merge``: combine state files (``--save-state``, or ``json.dump`` of a metric's
 ``state_dict()``) into the score of all their data.  Each state is read by its metric's
 accumulator (named in the registry, :mod:`paddle_rougel.metrics`), which checks structure,
-settings, field names, shapes and values; scores print in the registry's order.
+settings, field names, shapes and values.  The scores print as ``score`` / ``dureader`` print them
+(a ROUGE type's F, P and R: :func:`paddle_rougel.cli._type_scores`), in the first file's order (the
+order of the ``--rouge-types`` that made it).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any, Dict, List, Tuple
 from . import __version__
 from .accumulators import from_state
 from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _oneline, _pct, _print_result,
-                  _read_json)
+                  _read_json, _type_scores)
 from .config import read_config
 from .metrics import METRICS
 
@@ -62,11 +64,11 @@ def _merged_metrics(files) -> Dict[str, Any]:
     """One accumulator per metric key: the first file's state, the others merged in.
     The accumulators check structure, settings, field names, shapes and values."""
     first_path, first = files[0]
-    keys = sorted(first["states"])
+    keys = list(first["states"])  # the first file's order: the order its scores print in
     accs: Dict[str, Any] = {}
     for path, f in files:
-        if sorted(f["states"]) != keys:
-            raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {keys}")
+        if sorted(f["states"]) != sorted(keys):
+            raise CliError(f"{path}: holds metrics {sorted(f['states'])} but {first_path} holds {sorted(keys)}")
         for key in keys:
             st, where = f["states"][key], f"{path}: metrics.{key}"
             try:
@@ -85,8 +87,9 @@ def _merged_metrics(files) -> Dict[str, Any]:
 def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
     """The states' settings must be the ones ``spec`` gives (the same builders as scoring; the
     settings a state's own name fixes, ROUGE-N's n and BLEU's n_size, are taken from it)."""
-    values = {k: v for k, (v, _) in read_config(spec).items()}
-    origin = {k: w for k, (_, w) in read_config(spec).items()}
+    config = read_config(spec)  # once: a deprecated key warns once
+    values = {k: v for k, (v, _) in config.items()}
+    origin = {k: w for k, (_, w) in config.items()}
     for acc in accs.values():
         ms = acc.spec
         fixed = {k: getattr(acc.settings, k) for k in ms.label_fields()}
@@ -96,19 +99,16 @@ def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
                            f"{want.config()}")
 
 
-_ORDER = {name: i for i, name in enumerate(METRICS)}  # printed in the registry's order
-
-
 def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
+    """The scores as the command that wrote the states prints them (``score``: each type's F, P
+    and R; ``dureader``: ROUGE-L and BLEU-4), x100."""
     result: Dict[str, float] = {}
-    ordered = sorted(accs.values(), key=lambda a: (_ORDER[a.metric_name],
-                                                   [getattr(a.settings, k) for k in a.spec.label_fields()]))
-    for acc in ordered:
+    for acc in accs.values():
         name = acc.label
         if name in result:  # two states of one kind would print one number for two data sets
             raise CliError(f"{where}: holds two {name} states")
         try:
-            result[name] = acc.score()
+            result.update(_type_scores({name: acc}))
         except OverflowError as e:
             raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
     _check_finite(result, "the states' sums or settings are out of range")

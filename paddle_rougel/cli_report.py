@@ -109,10 +109,7 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
         if args.confidence is None:
             overall[name] = _pct(scores[name])
         else:
-            iv = acc.confidence_interval(args.resamples, args.confidence, args.seed)
-            low, high = _pct(iv.low), _pct(iv.high)
-            overall[name] = {"score": _pct(scores[name]), "pm": round((high - low) / 2, 2),
-                             "low": low, "high": high}
+            overall[name] = cli._interval_cell(args, name, acc, scores[name])
     if args.format == "json":
         return {**overall, "by": by, "groups": rows}, "json"
     names = list(accs)
@@ -192,8 +189,7 @@ def add_parsers(sub) -> None:
     r.add_argument("--by", metavar="KEYFILE", default=None,
                    help="text files: also group by this key file (one key per line)")
     r.add_argument("--worst", type=cli._count, default=20, help="instances listed in full (default 20)")
-    r.add_argument("--resamples", type=cli._count, default=1000, help="bootstrap resamples (default 1000)")
-    r.add_argument("--seed", type=cli._seed, default=0, help="resampling seed (default 0)")
+    cli._add_confidence(r, always=True)  # score's --confidence [LEVEL] --resamples N --seed S
     r.set_defaults(func=_cmd_report)
 
 

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Tuple
 from . import procio
 from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, _check_outputs, _choices, _ci_signature, _inputs,
                   _level, _pct, _per_instance, _print_result, _read_lines, _scores_result, _signature,
-                  _types_signature, _weights, _write_results)
+                  _type_scores, _types_signature, _weights, _write_results)
 from .cli_dureader import _contest_metrics, _counts, _read_contests
 from .functional import score_all
 from .metrics import OPTIONS, resolve_type
@@ -112,10 +112,7 @@ def cmd_score(args) -> int:
     keep = args.confidence is not None
     accs = _line_accumulators(parts, values, origin, keep)
     _score_lines(accs, hyps, refsets, origin)
-    scores: Dict[str, float] = {}
-    for name, acc in accs.items():
-        mean = acc.scores()
-        scores.update({name: mean.fmeasure, f"{name}-P": mean.precision, f"{name}-R": mean.recall})
+    scores = _type_scores(accs)  # F, P, R of each type (merge prints the same)
     _check_finite(scores, _weights(values, origin))
     signature = _types_signature(parts, *_ci_signature(args))
     per = {name: acc.per_instance() for name, acc in accs.items()}

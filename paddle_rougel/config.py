@@ -12,7 +12,8 @@ optional; see :data:`paddle_rougel.metrics.OPTIONS`, the one table of them):
   (:mod:`paddle_rougel.text`); ``normalize`` defaults to ``nows`` with ``char``
   tokens (the DuReader rule) and to ``none`` with word tokens;
 * ``yesno_weight``, ``entity_weight``: the DuReader bonus weights (the older
-  spelling ``bonus: {alpha: .., beta: ..}`` is read too).
+  spelling ``bonus: {alpha: .., beta: ..}`` is read too, with a DeprecationWarning naming the
+  file, the key and its new name; both spellings of one weight in a file are an error).
 
 ``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
 ``rouge155``, ``rouge_chinese``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
@@ -42,6 +43,7 @@ from __future__ import annotations
 import math
 import os
 import reprlib
+import warnings
 from typing import Any, Dict, Tuple
 
 from .settings import suggest
@@ -188,6 +190,7 @@ def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
     path = resolve_config_path(spec)
     data = _load_yaml(path)
     out: Dict[str, Tuple[Any, str]] = {}
+    deprecated = []  # warned once the whole file is read (an error file prints the error alone)
     for key, val in data.items():
         if key == "bonus":  # the older spelling of the bonus weights
             if not isinstance(val, dict):
@@ -195,8 +198,13 @@ def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
             for sub, v in val.items():
                 if sub not in _LEGACY_BONUS:
                     raise ConfigError(f"{path}: unknown key 'bonus.{sub}' (known: bonus.alpha, bonus.beta)")
-                where = f"{path}: 'bonus.{sub}'"
-                out[_LEGACY_BONUS[sub]] = (_typed(v, _LEGACY_BONUS[sub], where), where)
+                where, new = f"{path}: 'bonus.{sub}'", _LEGACY_BONUS[sub]
+                if new in data:  # not the later one silently winning
+                    raise ConfigError(f"{path}: give {new!r} or 'bonus.{sub}', not both ('bonus.{sub}' "
+                                      "is its deprecated spelling)")
+                out[new] = (_typed(v, new, where), where)
+                what = "yes/no" if sub == "alpha" else "entity"
+                deprecated.append(f"{where} is deprecated: use {new!r} (the DuReader {what} bonus weight)")
             continue
         if key not in OPTIONS:
             raise ConfigError(f"{path}: unknown key {key!r}{suggest(str(key), OPTIONS)} "
@@ -204,6 +212,8 @@ def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
         out[key] = (_typed(val, key, path), f"{path}: {key!r}")
     if "gamma" in out and "alpha" in out:  # scoring.weighting's rule, named by file
         raise ConfigError(f"{path}: give 'gamma' or 'alpha', not both")
+    for msg in deprecated:
+        warnings.warn(msg, DeprecationWarning, stacklevel=2)
     return out
 
 

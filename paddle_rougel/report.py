@@ -10,7 +10,8 @@ differences with paired tests (p-values Holm-adjusted for the number of
 groups) and the instances where the systems differ most, side by side.
 
 The numbers are the command line's: the same accumulators, intervals
-(``--confidence``: 95%, ``--resamples`` resamples, ``--seed``) and tests
+(``--confidence [LEVEL]``, default 0.95, ``--resamples`` resamples, ``--seed``: the options,
+defaults, checks and formula of ``score --confidence``) and tests
 (``compare``: paired bootstrap) as ``dureader --by ... --confidence`` and
 ``compare --by ...``.  Every figure in a table sits in an element with
 ``data-metric`` / ``data-group`` / ``data-system`` attributes (what the browser
@@ -47,10 +48,8 @@ class System:
         self.f = next(iter(accs.values())).per_instance().fmeasure
 
 
-def _interval(acc, args) -> Dict[str, float]:
-    iv = acc.confidence_interval(args.resamples, 0.95, args.seed)
-    low, high = _pct(iv.low), _pct(iv.high)
-    return {"score": _pct(acc.score()), "pm": round((high - low) / 2, 2), "low": low, "high": high}
+def _interval(name: str, acc, args) -> Dict[str, float]:
+    return cli._interval_cell(args, name, acc, acc.score())  # score --confidence's cell
 
 
 def _load(args):
@@ -111,7 +110,7 @@ def _load(args):
         summary = f"lines scored: {n}"
     if not len(systems[0].f):
         raise CliError("nothing to report: no instance was scored")
-    sig = cli._signature(metric, settings, f"ci:bootstrap,n:{args.resamples},level:95%,seed:{args.seed}")
+    sig = cli._signature(metric, settings, *cli._ci_signature(args))
     return systems, items, groupings, settings, sig, summary
 
 
@@ -213,14 +212,15 @@ def _headline(systems: List[System], sig: str, args, summary: str) -> str:
     names = list(systems[0].accs)
     rows = []
     for s in systems:
-        cells = "".join(_num(_interval(s.accs[m], args), f'data-system="{s.name}" data-metric="{_e(m)}" '
+        cells = "".join(_num(_interval(m, s.accs[m], args), f'data-system="{s.name}" data-metric="{_e(m)}" '
                                                           'data-group="(all)"') for m in names)
         rows.append(f'<tr><th><span class="sw" style="background:{COLOURS["AB".index(s.name)]}"></span>'
                     f'{s.name}</th><td class="file">{_e(s.path)}</td><td class="num">{len(s.f)}</td>{cells}</tr>')
     head = "".join(f"<th>{_e(m)}</th>" for m in names)
     return (f'<section id="headline"><h2>Scores</h2><table class="scores"><thead><tr><th>system</th>'
             f'<th>file</th><th>count</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            f'<p class="note">x100; 95% percentile bootstrap intervals over instances ({args.resamples} '
+            f'<p class="note">x100; {cli._level(args.confidence)} percentile bootstrap intervals over '
+            f'instances ({args.resamples} '
             f'resamples, seed {args.seed}). {_e(summary)}.</p>'
             f'<p class="sig" id="signature">{_e(sig)}</p></section>')
 
@@ -229,7 +229,7 @@ def _groups_section(systems: List[System], by: str, keys: Sequence, args) -> str
     names = list(systems[0].accs)
     order = LENGTH_ORDER if by == "length" else None
     two = len(systems) == 2
-    res = grouped([s.accs for s in systems], keys, 0.95, args.resamples, args.seed, order, paired=two)
+    res = grouped([s.accs for s in systems], keys, args.confidence, args.resamples, args.seed, order, paired=two)
     labels = list(res)
     cell = {}
     for k, g in res.items():
@@ -276,7 +276,8 @@ def _diff_table(res: Dict[Any, Any], names: List[str], args) -> str:
                         f'<td class="num p" {attrs}>{round(c.p_value, 4):.4f}</td>'
                         f'<td class="num holm" {attrs}>{round(p_adj, 4):.4f}</td></tr>')
     return ('<h3>B - A per group</h3><table class="scores diffs"><thead><tr><th>group</th><th>metric</th>'
-            '<th>count</th><th>B - A [95% interval]</th><th>p</th><th>p (Holm)</th></tr></thead>'
+            f'<th>count</th><th>B - A [{cli._level(args.confidence)} interval]</th><th>p</th><th>p (Holm)</th>'
+            '</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table><p class="note">Paired bootstrap ({args.resamples} '
             'resamples) on each group\'s instances; p (Holm): adjusted for the number of groups by '
             "Holm's step-down method; rows with p (Holm) &lt; 0.05 are bold.</p>")

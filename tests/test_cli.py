@@ -158,7 +158,10 @@ def test_merge_python_api_state_files(capsys, tmp_path):
         p.write_text(json.dumps(m.state_dict()))
         paths.append(str(p))
     rc, out, err = run(capsys, "merge", *paths)
-    assert rc == 0 and json.loads(out) == {"ROUGE-L": round(whole.score() * 100, 2)}
+    s = whole.scores()  # F, P and R, as `score` prints them
+    assert rc == 0 and json.loads(out) == {"ROUGE-L": round(whole.score() * 100, 2),
+                                           "ROUGE-L-P": round(s.precision * 100, 2),
+                                           "ROUGE-L-R": round(s.recall * 100, 2)}
 
 
 def test_score_command(capsys, tmp_path):

@@ -175,9 +175,9 @@ def test_save_state_holds_one_entry_per_type_and_merge_prints_every_type(capsys,
     assert rc == 0, err
     merged = json.loads(out)
     whole = json.loads(_score(capsys, "--hyp", paths["a"], "--ref", paths["ref"], "--rouge-types", types)[0])
-    assert list(merged) == ["ROUGE-1", "ROUGE-2", "ROUGE-L", "ROUGE-Lsum"]
+    assert list(merged) == [k for t in TYPES for k in (LABELS[t], LABELS[t] + "-P", LABELS[t] + "-R")]
     for k, v in merged.items():
-        assert v == whole[k], k  # the same mean (F) as scoring all the lines at once
+        assert v == whole[k], k  # the same means (F, P, R) as scoring all the lines at once
     for t in TYPES:
         _close(merged[LABELS[t]], mean_pct([prf(t, h, r) for h, r in zip(text["a"], text["ref"])])[2])
     assert "rouge1+rouge2+rougeL+rougeLsum|" in err
