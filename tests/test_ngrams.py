@@ -106,15 +106,10 @@ def batch(draw):
 
 
 @pytest.fixture(params=[("c", 1), ("c", 4), ("python", None)], ids=["c-threads1", "c-threads4", "python"])
-def variant(request):
+def variant(request, on_backend):
     name, threads = request.param
-    old = engine.backend()
-    assert old == "c", "the C kernel must be built for these tests (pip install -e .)"
-    engine.set_backend(name)
-    try:
+    with on_backend(name):
         yield threads
-    finally:
-        engine.set_backend(old)
 
 
 # ------------------------------------------------------------------ counts vs the oracle
