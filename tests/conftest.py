@@ -1,8 +1,10 @@
-"""Shared fixtures: every LCS engine variant, with the backend restored after use."""
+"""Shared fixtures: every LCS engine variant, with the backend restored after use; copies of
+the example contest files (ex)."""
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 
 import pytest
@@ -12,6 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))  # tests/oracle.py importable as `
 from paddle_rougel import engine  # noqa: E402
 
 ENGINES = [("c", 1), ("c", 2), ("python", None)]
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dureader")
 
 
 @contextlib.contextmanager
@@ -48,3 +51,12 @@ def lcs_engine(request):
     name, threads = request.param
     with _on_backend(name):
         yield lambda cands, refs: engine.lcs_batch(cands, refs, threads=threads)
+
+
+@pytest.fixture
+def ex(tmp_path):
+    """Copies of the example contest files (examples/dureader) in tmp_path: (pred, ref)."""
+    pred, ref = tmp_path / "pred.jsonl", tmp_path / "ref.jsonl"
+    shutil.copy(os.path.join(EXAMPLES, "pred.jsonl"), pred)
+    shutil.copy(os.path.join(EXAMPLES, "ref.jsonl"), ref)
+    return str(pred), str(ref)
