@@ -38,7 +38,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import dureader_workload  # noqa: E402  (sibling files, unique names)
-from benchkit import best_time, cpu_model  # noqa: E402
+from benchkit import best_time, cpu_model, max_abs_diff, score_verdict  # noqa: E402
 
 
 
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
         if got.shape != want.shape:
             failures.append(f"{name}: shape {got.shape} != {want.shape}")
             return
-        err = float(np.max(np.abs(got - want))) if got.size else 0.0
+        err = max_abs_diff(got, want)
         status = "ok" if err <= tol else "MISMATCH"
         print(f"- check {name}: max |diff| {err:.2e} over {got.size} instances, mean F "
               f"{got.mean():.12f} vs {want.mean():.12f}: {status}")
@@ -193,11 +193,7 @@ def main(argv=None) -> int:
           f"{t_rs_best / t_inst:.2f}x; >= 1000x paddlenlp: batch {t_pn / t_batch:,.0f}x, "
           f"add_inst {t_pn / t_inst:,.0f}x")
 
-    if failures:
-        print("\nSCORE DISAGREEMENT: " + "; ".join(failures), file=sys.stderr)
-        return 1
-    print("\nAll score checks passed.")
-    return 0
+    return score_verdict(failures, "\nSCORE DISAGREEMENT: ", "; ", sys.stderr, "\nAll score checks passed.")
 
 
 if __name__ == "__main__":

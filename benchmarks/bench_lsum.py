@@ -42,7 +42,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchkit import best_time, cpu_model  # noqa: E402  (sibling file, unique name)
+from benchkit import best_time, cpu_model, max_abs_diff, score_verdict  # noqa: E402  (sibling file, unique name)
 
 WORDS = """
 the of and to in a is that for it as was with be by on not he this are or his from at which
@@ -202,7 +202,7 @@ def main(argv=None) -> int:
     failures, rows = [], []
 
     def check(name, got, want):
-        err = float(np.max(np.abs(np.asarray(got) - np.asarray(want)))) if len(want) else 0.0
+        err = max_abs_diff(got, want)
         ok = err <= 1e-12
         print(f"- check {name}: max |diff| {err:.1e} over {len(want)} values: {'ok' if ok else 'MISMATCH'}")
         if not ok:
@@ -261,8 +261,7 @@ def main(argv=None) -> int:
     print(f"\nChinese ({sum(map(len, zh_preds + zh_targets)) / 1e6:.1f} M characters, the same articles, "
           f"default settings), `RougeLsum.add_batch`: C char path {t_zh / args.n * 1e6:.2f} us / article, "
           f"split and tokenized in Python {t_zh_py / args.n * 1e6:.2f} ({t_zh_py / t_zh:.1f}x).")
-    if failures:
-        print("FAILED score checks: " + ", ".join(failures), file=sys.stderr)
+    if score_verdict(failures, "FAILED score checks: ", stream=sys.stderr, passed=None):
         return 1
     if not args.quick and (x_rs < 10 or x_gs < 500):
         print("speed target missed", file=sys.stderr)

@@ -44,7 +44,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_lsum  # noqa: E402  (sibling files, unique names: the English vocabulary)
-from benchkit import best_time, cpu_model  # noqa: E402
+from benchkit import best_time, cpu_model, max_abs_diff, score_verdict  # noqa: E402
 
 
 def english_pairs(n: int, seed: int):
@@ -113,8 +113,7 @@ def main(argv=None) -> int:
     cells: dict = {}  # workload -> LCS cells
 
     def check(name, got, want, tol=0.0):
-        diff = float(np.max(np.abs(np.asarray(got, dtype=np.float64) - np.asarray(want, dtype=np.float64)))) \
-            if len(got) else 0.0
+        diff = max_abs_diff(got, want)
         print(f"- check {name}: max |difference| {diff:.3g}")
         if diff > tol:
             failures.append(name)
@@ -267,11 +266,7 @@ def main(argv=None) -> int:
     print()
     print("Targets (issue 21):")
     print("\n".join(targets))
-    if failures:
-        print("MISMATCH in: " + ", ".join(failures))
-        return 1
-    print("All score checks passed.")
-    return 0
+    return score_verdict(failures)
 
 
 if __name__ == "__main__":

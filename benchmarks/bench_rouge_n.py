@@ -39,7 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_lsum  # noqa: E402  (sibling files, unique names: the English vocabulary)
-from benchkit import best_time, cpu_model  # noqa: E402
+from benchkit import best_time, cpu_model, max_abs_diff, score_verdict  # noqa: E402
 
 
 def summary_pairs(n: int, seed: int):
@@ -102,8 +102,7 @@ def main(argv=None) -> int:
     failures = []
 
     def check(name, got, want, tol=1e-12):
-        got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
-        diff = float(np.max(np.abs(got - want))) if len(got) else 0.0
+        diff = max_abs_diff(got, want)
         print(f"- check {name}: max |difference| {diff:.3g}")
         if diff > tol:
             failures.append(name)
@@ -170,11 +169,7 @@ def main(argv=None) -> int:
     ratio4 = t_rs4 / t_report
     print(f"Target (issue 22): the four-type report {ratio4:.2f}x rouge-score-rs (target >= 5x): "
           f"{'met' if ratio4 >= 5 else 'NOT met'}; in CPU time {cpu_rs4 / max(cpu_report, 1e-9):.2f}x")
-    if failures:
-        print("MISMATCH in: " + ", ".join(failures))
-        return 1
-    print("All score checks passed.")
-    return 0
+    return score_verdict(failures)
 
 
 if __name__ == "__main__":

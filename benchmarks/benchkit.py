@@ -3,7 +3,10 @@ unrelated installed package cannot shadow it)."""
 from __future__ import annotations
 
 import platform
+import sys
 import time
+
+import numpy as np
 
 
 def best_time(fn, repeat):
@@ -25,3 +28,21 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def max_abs_diff(got, want) -> float:
+    """The largest |got - want| of two score arrays, compared as float64 (0.0 when empty)."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    return float(np.max(np.abs(got - want))) if got.size else 0.0
+
+
+def score_verdict(failures, say="MISMATCH in: ", sep=", ", stream=None, passed="All score checks passed.") -> int:
+    """The end of a benchmark's score checks: with failures, 1 after a line naming them (say,
+    then their names joined by sep, on stream: stdout by default); else 0 after the line
+    ``passed`` (None: no line)."""
+    if failures:
+        print(say + sep.join(failures), file=stream or sys.stdout)
+        return 1
+    if passed is not None:
+        print(passed)
+    return 0

@@ -5,21 +5,11 @@ Every rank builds the same seeded model (examples/hapi_seq2seq.py) and calls
 outputs and labels before ``metric.compute``. Each rank writes the score hapi
 reported and the single-process host-path score of the whole data set.
 """
-import importlib.util
 import json
 import os
 import sys
 
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _example():
-    spec = importlib.util.spec_from_file_location(
-        "_hapi_seq2seq", os.path.join(ROOT, "examples", "hapi_seq2seq.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from model_helpers import hapi_example  # this folder is on sys.path
 
 
 def main(out_dir, n_eval):
@@ -29,7 +19,7 @@ def main(out_dir, n_eval):
     from paddle_rougel import RougeL
 
     dist.init_parallel_env()
-    ex = _example()
+    ex = hapi_example()
     model, metric, _, _ = ex.build(seed=5)  # sync_dist=False: the setting for hapi
     dev = ex.SyntheticPairs(n_eval, seed=11)
     got = model.evaluate(dev, batch_size=16, verbose=0)["rouge-l"]

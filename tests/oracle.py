@@ -11,6 +11,8 @@ textbook definitions so the package can be checked against it.
   ``max(prev[j], prev[j-1] + eq[j])``.
 * ``ngram_counts(toks, n, distinct)``: a text's n-grams with their counts (each once when
   ``distinct``), for the ROUGE-N oracles.
+* ``ngram_pair_counts(cand, ref, n, distinct)``: one pair's ROUGE-N (hits, candidate n-grams,
+  reference n-grams) with explicit ``==`` on each token (nan equals nothing, itself neither).
 * ``score_instance(...)``: P, R, F of one candidate against its references for
   the multi_ref modes "max_pr", "best", "avg", "pooled" and "best_recall".
 """
@@ -72,6 +74,41 @@ def ngram_counts(toks, n: int, distinct: bool = False):
 
     c = Counter(tuple(toks[i:i + n]) for i in range(len(toks) - n + 1))
     return Counter(set(c)) if distinct else c
+
+
+def _gram_eq(g, h) -> bool:
+    return all(a == b for a, b in zip(g, h))  # `==` on each token: nan == nan is False
+
+
+def _gram_classes(grams):
+    """[representative, count] of the n-grams grouped by ==; one that holds a token unequal
+    to itself equals no representative and is a class of its own."""
+    out = []
+    for g in grams:
+        for c in out:
+            if _gram_eq(c[0], g):
+                c[1] += 1
+                break
+        else:
+            out.append([g, 1])
+    return out
+
+
+def ngram_pair_counts(cand, ref, n: int, distinct: bool = False):
+    """(hits, candidate n-grams, reference n-grams) by the definition, with explicit ==:
+    hits = sum over the candidate's classes of equal n-grams of min(count in candidate, count
+    in reference) (distinct: the number of classes found in the reference; the counts are then
+    the numbers of classes)."""
+    cg = [tuple(cand[i:i + n]) for i in range(len(cand) - n + 1)]
+    rg = [tuple(ref[i:i + n]) for i in range(len(ref) - n + 1)]
+    cc = _gram_classes(cg)
+    hits = 0
+    for g, k in cc:
+        in_ref = sum(_gram_eq(g, h) for h in rg)
+        hits += (1 if in_ref else 0) if distinct else min(k, in_ref)
+    if distinct:
+        return hits, len(cc), len(_gram_classes(rg))
+    return hits, len(cg), len(rg)
 
 
 # ------------------------------------------------------------------ scoring

@@ -25,7 +25,8 @@ import socket
 import numpy as np
 import pytest
 
-from oracle import f_gamma, lcs_dp  # tests/ is on sys.path (conftest.py)
+from model_helpers import trainer_collate, trainer_examples  # tests/ is on sys.path (conftest.py)
+from oracle import f_gamma, lcs_dp
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -148,18 +149,9 @@ def pf(tmp_path_factory):
         return m
 
     def examples(pairs):
-        return [{"input_ids": tokenizer(src)["input_ids"], "labels": tokenizer(tgt)["input_ids"]}
-                for src, tgt in pairs]
+        return trainer_examples(tokenizer, pairs)
 
-    def collate(batch):
-        # input padded with the pad token, labels with -100, to the batch's longest side
-        width = max(max(len(b["input_ids"]), len(b["labels"])) for b in batch)
-        inp = np.full((len(batch), width), tokenizer.pad_token_id, dtype=np.int64)
-        lab = np.full((len(batch), width), -100, dtype=np.int64)
-        for i, b in enumerate(batch):
-            inp[i, :len(b["input_ids"])] = b["input_ids"]
-            lab[i, :len(b["labels"])] = b["labels"]
-        return {"input_ids": paddle.to_tensor(inp), "labels": paddle.to_tensor(lab)}
+    collate = trainer_collate(tokenizer)
 
     def trainer(m, out_dir, metrics=None, pre=None, **args):
         """A Trainer as a user writes one: compute_metrics=paddleformers_compute_metrics(tokenizer)."""

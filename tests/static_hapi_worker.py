@@ -7,7 +7,6 @@ DIR, evaluated: the numbers to compare with (and, as "host", RougeN's add_batch 
 ids it predicts).  ``... refuse METRIC``: prepare a static
 Model with a text-only metric; prints the error.
 """
-import importlib.util
 import json
 import os
 import sys
@@ -15,20 +14,13 @@ import sys
 import numpy as np
 import paddle
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _example():
-    spec = importlib.util.spec_from_file_location("_hapi_seq2seq", os.path.join(ROOT, "examples", "hapi_seq2seq.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from model_helpers import hapi_example, hapi_model, hapi_predicted_pairs  # this folder is on sys.path
 
 
 def _metrics():
     from paddle_rougel import RougeL, RougeLForDuReader, RougeN
 
-    ex = _example()
+    ex = hapi_example()
     vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}
     return [RougeL(pad_id=ex.PAD, name="rl"),
             RougeL(pad_id=ex.PAD, vocab=vocab, gamma=1.0, name="rl_vocab"),
@@ -39,21 +31,13 @@ def _metrics():
 
 
 def _model(ex, metrics):
-    from paddle.static import InputSpec
-
     paddle.seed(7)
-    net = ex.TinySeq2Seq()
-    model = paddle.Model(net, inputs=[InputSpec([None, ex.T], "int64", "src")],
-                         labels=[InputSpec([None, ex.T, 1], "int64", "label"),
-                                 InputSpec([None, ex.T], "int64", "seq_mask")])
-    model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=model.parameters()),
-                  ex.MaskedCE(), metrics=metrics)
-    return model
+    return hapi_model(ex, ex.TinySeq2Seq(), ex.MaskedCE(), metrics)
 
 
 def main():
     mode, arg = sys.argv[1], sys.argv[2]
-    ex = _example()
+    ex = hapi_example()
     if mode == "refuse":
         import paddle_rougel
 
@@ -87,15 +71,8 @@ def _host_rouge_n(ex, model, dev) -> dict:
     """RougeN.add_batch on the ids the model predicts (pads dropped, the mask's prefix)."""
     from paddle_rougel import RougeN
 
-    (logits,) = model.predict(dev, batch_size=32, stack_outputs=True, verbose=0)
-    pred = np.argmax(logits, axis=-1)
     vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}
-    cands, refs = [], []
-    for i in range(len(dev)):
-        _, tgt, mask = dev[i]
-        n = int(mask.sum())  # masks are prefixes here
-        cands.append([t for t in pred[i, :n].tolist() if t != ex.PAD])
-        refs.append([[t for t in tgt[:n, 0].tolist() if t != ex.PAD]])
+    cands, refs = hapi_predicted_pairs(ex, model, dev)
     r1, r2 = RougeN(n=1), RougeN(n=2, gamma=1.0, distinct=True)
     r1.add_batch(cands, refs)
     r2.add_batch([[vocab[t] for t in c] for c in cands], [[[vocab[t] for t in r[0]]] for r in refs])

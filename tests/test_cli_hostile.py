@@ -27,15 +27,6 @@ EX = os.path.join(ROOT, "examples", "dureader")
 SCRIPT = shutil.which("paddle-rougel", path=os.path.dirname(sys.executable))
 
 
-@pytest.fixture
-def ex(tmp_path):
-    """Copies of the example contest files: (pred, ref)."""
-    pred, ref = tmp_path / "pred.jsonl", tmp_path / "ref.jsonl"
-    shutil.copy(os.path.join(EX, "pred.jsonl"), pred)
-    shutil.copy(os.path.join(EX, "ref.jsonl"), ref)
-    return str(pred), str(ref)
-
-
 def run(capsys, *argv):
     rc = main([str(a) for a in argv])
     out, err = capsys.readouterr()

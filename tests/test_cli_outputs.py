@@ -9,7 +9,6 @@ import csv
 import io
 import json
 import os
-import shutil
 import signal
 import stat
 import subprocess
@@ -22,17 +21,7 @@ import pytest
 from paddle_rougel import fileio
 from test_cli_hostile import one_error, run  # the CLI helpers, one home (tests/ is on sys.path)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EX = os.path.join(ROOT, "examples", "dureader")
 ROW_KEYS = ["question_id", "question_type", "precision", "recall", "f", "bonus"]
-
-
-@pytest.fixture
-def ex(tmp_path):
-    pred, ref = tmp_path / "pred.jsonl", tmp_path / "ref.jsonl"
-    shutil.copy(os.path.join(EX, "pred.jsonl"), pred)
-    shutil.copy(os.path.join(EX, "ref.jsonl"), ref)
-    return str(pred), str(ref)
 
 
 @pytest.fixture

@@ -9,18 +9,12 @@ import sys
 import pytest
 
 from paddle_rougel import RougeL, compute
-from paddle_rougel.cli import main
 from paddle_rougel.settings import OPTIONS
+from test_cli_hostile import run  # the CLI helpers, one home (tests/ is on sys.path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRED = os.path.join(ROOT, "examples", "dureader", "pred.jsonl")
 REF = os.path.join(ROOT, "examples", "dureader", "ref.jsonl")
-
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture

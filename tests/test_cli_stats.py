@@ -6,17 +6,11 @@ import os
 
 import pytest
 
-from paddle_rougel.cli import main
+from test_cli_hostile import run  # the CLI helpers, one home (tests/ is on sys.path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EX = os.path.join(ROOT, "examples", "dureader")
 PRED, PRED_B, REF = (os.path.join(EX, f) for f in ("pred.jsonl", "pred_b.jsonl", "ref.jsonl"))
-
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def test_dureader_confidence_json(capsys):

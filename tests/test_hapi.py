@@ -1,20 +1,8 @@
 """hapi Model.prepare(metrics=RougeL(...)): fit + evaluate report the metric, equal to the host path."""
-import importlib.util
-import pathlib
-
 import numpy as np
 
+from model_helpers import hapi_example, hapi_model, hapi_predicted_pairs
 from paddle_rougel import RougeL
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def _example():
-    # by path: site-packages holds an unrelated top-level ``examples`` package
-    spec = importlib.util.spec_from_file_location("_hapi_seq2seq", ROOT / "examples" / "hapi_seq2seq.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _host_score(model, dev, pad):
@@ -33,7 +21,7 @@ def _host_score(model, dev, pad):
 
 
 def test_fit_and_evaluate_report_the_host_score():
-    ex = _example()
+    ex = hapi_example()
     model, metric, train, dev = ex.build(seed=3)
     assert metric.name() == "rouge-l"
     model.fit(train, epochs=1, batch_size=64, verbose=0)
@@ -44,28 +32,22 @@ def test_fit_and_evaluate_report_the_host_score():
 
 
 def test_evaluate_with_a_vocab_with_duplicate_tokens():
-    ex = _example()
+    ex = hapi_example()
     vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}  # ids i and i + 20 are one token
     model, metric, train, dev = ex.build(seed=4, vocab=vocab)
     model.fit(train, epochs=1, batch_size=64, verbose=0)
     got = model.evaluate(dev, batch_size=32, verbose=0)["rouge-l"]
-    (logits,) = model.predict(dev, batch_size=32, stack_outputs=True, verbose=0)
-    pred = np.argmax(logits, axis=-1)
     host = RougeL()
-    for i in range(len(dev)):
-        _, tgt, mask = dev[i]
-        n = int(mask.sum())  # masks are prefixes here
-        host.add_inst([vocab[t] for t in pred[i, :n].tolist() if t != ex.PAD],
-                      [[vocab[t] for t in tgt[:n, 0].tolist() if t != ex.PAD]])
+    for cand, (ref,) in zip(*hapi_predicted_pairs(ex, model, dev)):
+        host.add_inst([vocab[t] for t in cand], [[vocab[t] for t in ref]])
     np.testing.assert_allclose(got, host.accumulate(), rtol=1e-12)
 
 
 def test_network_with_two_outputs(capsys):
     """A network returning (logits, hidden): the user says which output is scored (issue 10.4)."""
     import paddle
-    from paddle.static import InputSpec
 
-    ex = _example()
+    ex = hapi_example()
 
     class TwoOutputs(ex.TinySeq2Seq):
         def forward(self, src):
@@ -78,13 +60,7 @@ def test_network_with_two_outputs(capsys):
 
     def build(metric):
         paddle.seed(5)
-        net = TwoOutputs()
-        model = paddle.Model(net, inputs=[InputSpec([None, ex.T], "int64", "src")],
-                             labels=[InputSpec([None, ex.T, 1], "int64", "label"),
-                                     InputSpec([None, ex.T], "int64", "seq_mask")])
-        model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=net.parameters()),
-                      Loss(), metrics=metric)
-        return model
+        return hapi_model(ex, TwoOutputs(), Loss(), metric)
 
     dev = ex.SyntheticPairs(64, 9)
     model = build(RougeL(pad_id=ex.PAD, num_outputs=2, output_index=0))

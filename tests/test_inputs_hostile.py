@@ -26,13 +26,9 @@ BACKENDS = ["c", "python"]
 
 
 @pytest.fixture(params=BACKENDS)
-def backend(request):
-    old = engine.backend()
-    engine.set_backend(request.param)
-    try:
+def backend(request, on_backend):
+    with on_backend(request.param, needs_c=False):
         yield request.param
-    finally:
-        engine.set_backend(old)
 
 
 def words(text):  # module level: a tokenizer known by its qualified name (as before)

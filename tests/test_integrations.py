@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+from model_helpers import trainer_collate, trainer_examples
 from paddle_rougel import compute
 from paddle_rougel.integrations import paddlenlp_compute_metrics, trainer_compute_metrics
 
@@ -381,18 +382,9 @@ def nlp(tmp_path_factory):
         return m
 
     def examples(pairs):
-        return [{"input_ids": tokenizer(src)["input_ids"], "labels": tokenizer(tgt)["input_ids"]}
-                for src, tgt in pairs]
+        return trainer_examples(tokenizer, pairs)
 
-    def collate(batch):
-        # input padded with [PAD], labels with -100, to the batch's longest side
-        width = max(max(len(b["input_ids"]), len(b["labels"])) for b in batch)
-        inp = np.full((len(batch), width), tokenizer.pad_token_id, dtype=np.int64)
-        lab = np.full((len(batch), width), -100, dtype=np.int64)
-        for i, b in enumerate(batch):
-            inp[i, :len(b["input_ids"])] = b["input_ids"]
-            lab[i, :len(b["labels"])] = b["labels"]
-        return {"input_ids": paddle.to_tensor(inp), "labels": paddle.to_tensor(lab)}
+    collate = trainer_collate(tokenizer)
 
     def trainer(model, out_dir):
         args = TrainingArguments(output_dir=str(out_dir), per_device_eval_batch_size=2,

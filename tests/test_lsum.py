@@ -42,15 +42,10 @@ RS = dict(tokenize="rouge_score")  # rouge-score's tokenizer: its numbers
 
 
 @pytest.fixture(params=["c1", "c2", "python"])
-def path(request):
+def path(request, on_backend):
     """Run on one engine path; yields the thread count for the C kernel."""
-    old = engine.backend()
-    assert old == "c", "the C kernel must be built for these tests (pip install -e .)"
-    engine.set_backend("python" if request.param == "python" else "c")
-    try:
+    with on_backend("python" if request.param == "python" else "c"):
         yield 2 if request.param == "c2" else 1
-    finally:
-        engine.set_backend(old)
 
 
 def theirs_tokens(cand, ref):

@@ -21,6 +21,7 @@ from rouge_score import tokenize as rs_tokenize
 from paddle_rougel import _lcs, engine
 from paddle_rougel.inputs import OneRef
 from paddle_rougel.ngrams import NgramResult, ngram_overlap
+from oracle import ngram_pair_counts
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
                 max_examples=200)
@@ -29,34 +30,7 @@ NAN = float("nan")
 
 # ------------------------------------------------------------------ the oracle
 
-def _gram_eq(g, h):
-    return all(x == y for x, y in zip(g, h))
-
-
-def _classes(grams):
-    """[representative, count] of the n-grams grouped by ==; one that holds a token unequal
-    to itself equals no representative and is a class of its own."""
-    out = []
-    for g in grams:
-        for c in out:
-            if _gram_eq(c[0], g):
-                c[1] += 1
-                break
-        else:
-            out.append([g, 1])
-    return out
-
-
-def oracle_pair(cand, ref, n, distinct):
-    """(hits, cand_grams, ref_grams) of one pair at order n."""
-    cg = [tuple(cand[p:p + n]) for p in range(len(cand) - n + 1)]
-    rg = [tuple(ref[p:p + n]) for p in range(len(ref) - n + 1)]
-    cc, rc = _classes(cg), _classes(rg)
-    if distinct:
-        hits = sum(1 for g, _ in cc if any(_gram_eq(g, h) for h, _ in rc))
-        return hits, len(cc), len(rc)
-    hits = sum(min(c, sum(1 for h in rg if _gram_eq(g, h))) for g, c in cc)
-    return hits, len(cg), len(rg)
+oracle_pair = ngram_pair_counts  # (hits, cand_grams, ref_grams) of one pair at order n
 
 
 def oracle(cands, ref_lists, orders, distinct, split=list):
@@ -106,15 +80,10 @@ def batch(draw):
 
 
 @pytest.fixture(params=[("c", 1), ("c", 4), ("python", None)], ids=["c-threads1", "c-threads4", "python"])
-def variant(request):
+def variant(request, on_backend):
     name, threads = request.param
-    old = engine.backend()
-    assert old == "c", "the C kernel must be built for these tests (pip install -e .)"
-    engine.set_backend(name)
-    try:
+    with on_backend(name):
         yield threads
-    finally:
-        engine.set_backend(old)
 
 
 # ------------------------------------------------------------------ counts vs the oracle

@@ -222,38 +222,7 @@ def test_odd_characters_equal_score_multi(stem):
 
 # ---------------------------------------------------------------- the plain counter oracle
 
-def _grams(toks: list, n: int) -> list:
-    return [tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)]
-
-
-def _eq(g, h) -> bool:
-    return all(a == b for a, b in zip(g, h))       # `==` on each token: nan == nan is False
-
-
-def counts(cand: list, ref: list, n: int, distinct: bool = False):
-    """(hits, candidate n-grams, reference n-grams) by the definition, with explicit ==:
-    hits = sum over the candidate's classes of equal n-grams of min(count in candidate, count
-    in reference) (distinct: the number of classes found in the reference; the counts are then
-    the numbers of classes)."""
-    def classes(grams):
-        out = []                                   # [representative, count]
-        for g in grams:
-            for c in out:
-                if _eq(c[0], g):
-                    c[1] += 1
-                    break
-            else:
-                out.append([g, 1])
-        return out
-    cg, rg = _grams(cand, n), _grams(ref, n)
-    cc = classes(cg)
-    hits = 0
-    for g, k in cc:
-        in_ref = sum(_eq(g, h) for h in rg)
-        hits += (1 if in_ref else 0) if distinct else min(k, in_ref)
-    if distinct:
-        return hits, len(cc), len(classes(rg))
-    return hits, len(cg), len(rg)
+counts = oracle.ngram_pair_counts  # (hits, candidate n-grams, reference n-grams), explicit ==
 
 
 def f_alpha(p: float, r: float, alpha: float) -> float:

@@ -8,9 +8,7 @@ Oracle: clipped n-gram counts with ``collections.Counter`` and the F formulas, w
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import pathlib
 import random
 import threading
 from collections import Counter
@@ -18,9 +16,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from model_helpers import hapi_example, hapi_model, hapi_predicted_pairs
 from paddle_rougel import RougeL, RougeN, compare, compute
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 # ----------------------------------------------------------------------------- the oracle
@@ -393,39 +391,19 @@ def test_is_a_paddle_metric_and_importing_does_not_import_paddle():
 
 # ----------------------------------------------------------------------------- hapi Model, dygraph
 
-def _example():
-    spec = importlib.util.spec_from_file_location("_hapi_seq2seq", ROOT / "examples" / "hapi_seq2seq.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_hapi_model_reports_rouge_n_equal_to_add_batch_on_the_same_ids():
     import paddle
-    from paddle.static import InputSpec
 
-    ex = _example()
+    ex = hapi_example()
     vocab = {i: f"w{i % 20}" for i in range(ex.VOCAB)}
     metrics = [RougeN(n=1, pad_id=ex.PAD, name="r1"), RougeN(n=2, pad_id=ex.PAD, gamma=1.0, name="r2"),
                RougeN(n=2, pad_id=ex.PAD, vocab=vocab, distinct=True, name="r2v")]
     paddle.seed(11)
-    net = ex.TinySeq2Seq()
-    model = paddle.Model(net, inputs=[InputSpec([None, ex.T], "int64", "src")],
-                         labels=[InputSpec([None, ex.T, 1], "int64", "label"),
-                                 InputSpec([None, ex.T], "int64", "seq_mask")])
-    model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=net.parameters()), ex.MaskedCE(),
-                  metrics=metrics)
+    model = hapi_model(ex, ex.TinySeq2Seq(), ex.MaskedCE(), metrics)
     model.fit(ex.SyntheticPairs(256, 11), epochs=1, batch_size=64, verbose=0)
     dev = ex.SyntheticPairs(96, 12)
     got = model.evaluate(dev, batch_size=32, verbose=0)
-    (logits,) = model.predict(dev, batch_size=32, stack_outputs=True, verbose=0)
-    pred = np.argmax(logits, axis=-1)
-    cands, refs = [], []
-    for i in range(len(dev)):
-        _, tgt, mask = dev[i]
-        n = int(mask.sum())  # masks are prefixes here
-        cands.append([t for t in pred[i, :n].tolist() if t != ex.PAD])
-        refs.append([[t for t in tgt[:n, 0].tolist() if t != ex.PAD]])
+    cands, refs = hapi_predicted_pairs(ex, model, dev)
     for name, n, kw, conv in (("r1", 1, {}, None), ("r2", 2, dict(gamma=1.0), None),
                               ("r2v", 2, dict(distinct=True), vocab)):
         c = cands if conv is None else [[conv[t] for t in x] for x in cands]

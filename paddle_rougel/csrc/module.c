@@ -60,18 +60,53 @@ static int run_kernel(const double *cost, Py_ssize_t N, int threads, range_fn fn
     return rc;
 }
 
+/* Text t's length: len[t], or off[t + 1] - off[t] when len is NULL. */
+static inline int64_t text_len(const int64_t *len, const int64_t *off, int64_t t) {
+    return len ? len[t] : off[t + 1] - off[t];
+}
+
+/* The lengths of N instances laid out one after another (instance i owns texts inst[i] ..
+ * inst[i+1]-1, its candidate first): cl [N] the candidates', rl the references' in order,
+ * rc [N] (unless NULL) the references per instance.  Text lengths as text_len. */
+static void split_lengths(Py_ssize_t N, const int64_t *inst, const int64_t *len, const int64_t *off, int64_t *cl,
+                          int64_t *rl, int64_t *rc) {
+    for (Py_ssize_t i = 0, m = 0; i < N; i++) {
+        cl[i] = text_len(len, off, inst[i]);
+        if (rc) rc[i] = inst[i + 1] - inst[i] - 1;
+        for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[m++] = text_len(len, off, t);
+    }
+}
+
 /* cand_len [N], ref_len [T-N], ref_count [N] of a read batch. */
 static PyObject *lengths(const TokenBatch *b) {
     int64_t *cl = NULL, *rl = NULL, *rc = NULL;
     PyObject *a = int64_array(b->N, &cl), *r = int64_array(b->T - b->N, &rl), *c = int64_array(b->N, &rc);
     if (!a || !r || !c) { Py_XDECREF(a); Py_XDECREF(r); Py_XDECREF(c); return NULL; }
-    for (Py_ssize_t i = 0, m = 0; i < b->N; i++) {
-        const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
-        cl[i] = b->text_off[t0 + 1] - b->text_off[t0];
-        rc[i] = t1 - t0 - 1;
-        for (int64_t t = t0 + 1; t < t1; t++) rl[m++] = b->text_off[t + 1] - b->text_off[t];
-    }
+    split_lengths(b->N, b->inst_start, NULL, b->text_off, cl, rl, rc);
     return Py_BuildValue("(NNN)", a, r, c);
+}
+
+/* A malloc'ed cost array of n (+1 spare) entries, or NULL with MemoryError. */
+static double *new_costs(Py_ssize_t n) {
+    double *cost = (double *)malloc(((size_t)n + 1) * sizeof(double));
+    if (!cost) PyErr_NoMemory();
+    return cost;
+}
+
+/* simd as lcs_batch and lcs_pairs take it: -1 or a level this CPU runs; else 0 with a
+ * ValueError naming fn. */
+static int simd_ok(const char *fn, int simd) {
+    if (simd <= pairs_simd_level() && simd >= -1) return 1;
+    PyErr_Format(PyExc_ValueError, "%s: simd=%d is not -1 or a level this CPU runs (0..%d)", fn, simd,
+                 pairs_simd_level());
+    return 0;
+}
+
+/* A sequence of n copies of one (a new reference, which this takes; NULL passes its error on). */
+static PyObject *repeat_steal(PyObject *one, Py_ssize_t n) {
+    PyObject *all = one ? PySequence_Repeat(one, n) : NULL;
+    Py_XDECREF(one);
+    return all;
 }
 
 PyDoc_STRVAR(lcs_batch_doc,
@@ -87,11 +122,7 @@ static PyObject *lcs_batch(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *cands, *refs, *lcs = NULL, *lens = NULL, *result = NULL;
     int threads = 1, simd = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ii", kwlist, &cands, &refs, &threads, &simd)) return NULL;
-    if (simd > pairs_simd_level() || simd < -1) {
-        PyErr_Format(PyExc_ValueError, "lcs_batch: simd=%d is not -1 or a level this CPU runs (0..%d)", simd,
-                     pairs_simd_level());
-        return NULL;
-    }
+    if (!simd_ok("lcs_batch", simd)) return NULL;
     TokenBatch b;
     memset(&b, 0, sizeof(b));
     double *cost = NULL;
@@ -103,7 +134,7 @@ static PyObject *lcs_batch(PyObject *self, PyObject *args, PyObject *kw) {
         if (most < 0x10000) L.simd = simd < 0 ? pairs_simd_level() : simd;
     }
     if (!(lcs = int64_array(b.T - b.N, &L.lcs))) goto done;
-    if (!(cost = (double *)malloc(((size_t)b.N + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    if (!(cost = new_costs(b.N))) goto done;
     for (Py_ssize_t i = 0; i < b.N; i++) cost[i] = lcs_cost(&L, (size_t)i);
     if (run_kernel(cost, b.N, threads, lcs_range, &L) < 0) goto done;
     if (!(lens = lengths(&b))) goto done;
@@ -161,7 +192,7 @@ static PyObject *ngram_matches(PyObject *self, PyObject *args, PyObject *kw) {
     G.toks = b.toks; G.text_off = b.text_off; G.inst_start = b.inst_start;
     G.N = (size_t)b.N; G.n = n;
     if (!(out = int64_array((G.npre ? 2 : 1) * b.N * (Py_ssize_t)n, &G.out))) goto fail;
-    if (!(cost = (double *)malloc(((size_t)b.N + 1) * sizeof(double)))) { PyErr_NoMemory(); goto fail; }
+    if (!(cost = new_costs(b.N))) goto fail;
     for (Py_ssize_t i = 0; i < b.N; i++)  /* every token is looked up once per order */
         cost[i] = (double)(b.text_off[b.inst_start[i + 1]] - b.text_off[b.inst_start[i]]) * n;
     if (run_kernel(cost, b.N, threads, ngram_range, &G) < 0) goto fail;
@@ -209,7 +240,7 @@ static PyObject *resample_sums(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(out = PyByteArray_FromStringAndSize(NULL, R * k * (Py_ssize_t)sizeof(double)))) goto done;
     ResampleJob J = {(const double *)view.buf, (size_t)n, (size_t)k, (uint64_t)seed, mode, simd,
                      (double *)PyByteArray_AS_STRING(out)};
-    if (!(cost = (double *)malloc(((size_t)R + 1) * sizeof(double)))) { PyErr_NoMemory(); Py_CLEAR(out); goto done; }
+    if (!(cost = new_costs(R))) { Py_CLEAR(out); goto done; }
     for (Py_ssize_t r = 0; r < R; r++) cost[r] = (double)n * (double)k;
     if (run_kernel(cost, R, threads, stats_range, &J) < 0) Py_CLEAR(out);
 done:
@@ -340,7 +371,7 @@ static PyObject *rouge_n(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(h_o = int64_array((b.T - b.N) * K, &R.out.hits)) || !(cg_o = int64_array(b.N * K, &R.out.cand_grams)) ||
         !(rg_o = int64_array((b.T - b.N) * K, &R.out.ref_grams)))
         goto done;
-    if (!(cost = (double *)malloc(((size_t)b.N + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    if (!(cost = new_costs(b.N))) goto done;
     for (Py_ssize_t i = 0; i < b.N; i++) cost[i] = rougen_cost(&R, (size_t)i);
     if (run_kernel(cost, b.N, threads, rougen_range, &R) < 0) goto done;
     if (!(lens = lengths(&b))) goto done;
@@ -389,11 +420,7 @@ static PyObject *lsum_batch(PyObject *self, PyObject *args, PyObject *kw) {
     int64_t *sizes = NULL, *refs = NULL, *so = NULL, *ds = NULL, *id = NULL, *dl;
     double *cost = NULL;
     if (!(sizes = read_counts(sizes_in, &D, "doc_sizes")) || !(refs = read_counts(refs_in, &N, "ref_count"))) goto done;
-    {
-        PyObject *one = Py_BuildValue("(s)", "");  /* "" placeholders: all-str batches keep code points */
-        blanks = one ? PySequence_Repeat(one, N) : NULL;
-        Py_XDECREF(one);
-    }
+    blanks = repeat_steal(Py_BuildValue("(s)", ""), N);  /* "" placeholders: all-str batches keep code points */
     if (!blanks || batch_read(&b, blanks, lists, LISTS_OF_SOURCES) < 0) goto done;
     so = (int64_t *)malloc(((size_t)(b.T - b.N) + 1) * sizeof(int64_t));
     ds = (int64_t *)malloc(((size_t)D + 1) * sizeof(int64_t));
@@ -425,29 +452,52 @@ PyDoc_STRVAR(lsum_text_snapshot_doc,
 
 static int list_or_tuple(PyObject *o) { return PyList_CheckExact(o) || PyTuple_CheckExact(o); }
 
+/* Both exact lists or tuples of the same length: the batches the str paths take. */
+static int same_length_lists(PyObject *a, PyObject *b) {
+    return list_or_tuple(a) && list_or_tuple(b) && PySequence_Fast_GET_SIZE(a) == PySequence_Fast_GET_SIZE(b);
+}
+
+/* Instance i's references: the list or tuple refs[i], or (one_ref) the str refs[i] itself. */
+static inline PyObject **refs_of(PyObject **refs, Py_ssize_t i, int one_ref) {
+    return one_ref ? &refs[i] : PySequence_Fast_ITEMS(refs[i]);
+}
+
+static inline Py_ssize_t nrefs_of(PyObject **refs, Py_ssize_t i, int one_ref) {
+    return one_ref ? 1 : PySequence_Fast_GET_SIZE(refs[i]);
+}
+
+/* The references of N instances whose candidates cands[i] are exact str and whose references
+ * refs[i] are non-empty lists or tuples of exact str (one_ref: an exact str), counted; -1
+ * when an item does not fit.  No Python code runs. */
+static Py_ssize_t str_refs_total(PyObject **cands, PyObject **refs, Py_ssize_t N, int one_ref) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        if (!PyUnicode_CheckExact(cands[i])) return -1;
+        if (!one_ref && (!list_or_tuple(refs[i]) || PySequence_Fast_GET_SIZE(refs[i]) == 0)) return -1;
+        PyObject **items = refs_of(refs, i, one_ref);
+        const Py_ssize_t k = nrefs_of(refs, i, one_ref);
+        for (Py_ssize_t j = 0; j < k; j++)
+            if (!PyUnicode_CheckExact(items[j])) return -1;
+        total += k;
+    }
+    return total;
+}
+
+/* The PEP 393 storage of a ready str. */
+static void text_of(PyObject *o, WordText *x) {
+    x->data = PyUnicode_DATA(o);
+    x->len = PyUnicode_GET_LENGTH(o);
+    x->kind = (int)PyUnicode_KIND(o);
+}
+
 /* The snapshot, or Py_None (a new reference) when the types do not fit.  No Python
  * code runs here, so a list cannot change between the count and the copy. */
 static PyObject *flat_snapshot(PyObject *cands_in, PyObject *refs_in, int one_ref) {
-    if (!list_or_tuple(cands_in) || !list_or_tuple(refs_in) ||
-        PySequence_Fast_GET_SIZE(cands_in) != PySequence_Fast_GET_SIZE(refs_in))
-        Py_RETURN_NONE;
+    if (!same_length_lists(cands_in, refs_in)) Py_RETURN_NONE;
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(refs_in);
     PyObject **ci = PySequence_Fast_ITEMS(cands_in), **ri = PySequence_Fast_ITEMS(refs_in);
-    Py_ssize_t total = 0;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        if (!PyUnicode_CheckExact(ci[i])) Py_RETURN_NONE;
-        if (one_ref) {
-            if (!PyUnicode_CheckExact(ri[i])) Py_RETURN_NONE;
-            total++;
-            continue;
-        }
-        if (!list_or_tuple(ri[i]) || PySequence_Fast_GET_SIZE(ri[i]) == 0) Py_RETURN_NONE;
-        const Py_ssize_t k = PySequence_Fast_GET_SIZE(ri[i]);
-        PyObject **items = PySequence_Fast_ITEMS(ri[i]);
-        for (Py_ssize_t j = 0; j < k; j++)
-            if (!PyUnicode_CheckExact(items[j])) Py_RETURN_NONE;
-        total += k;
-    }
+    const Py_ssize_t total = str_refs_total(ci, ri, N, one_ref);
+    if (total < 0) Py_RETURN_NONE;
     int64_t *off;
     PyObject *cands = PySequence_Tuple(cands_in), *flat = PyTuple_New(total), *offsets = int64_array(N + 1, &off);
     PyObject *result = NULL;
@@ -455,8 +505,8 @@ static PyObject *flat_snapshot(PyObject *cands_in, PyObject *refs_in, int one_re
     Py_ssize_t t = 0;
     for (Py_ssize_t i = 0; i < N; i++) {
         off[i] = t;
-        const Py_ssize_t k = one_ref ? 1 : PySequence_Fast_GET_SIZE(ri[i]);
-        PyObject **items = one_ref ? &ri[i] : PySequence_Fast_ITEMS(ri[i]);
+        const Py_ssize_t k = nrefs_of(ri, i, one_ref);
+        PyObject **items = refs_of(ri, i, one_ref);
         for (Py_ssize_t j = 0; j < k; j++) {
             Py_INCREF(items[j]);
             PyTuple_SET_ITEM(flat, t++, items[j]);
@@ -559,10 +609,7 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
     if ((threads = lsum_threads(&L, N, threads, scratch, base, text_need, &L.scratch)) < 0) goto done;
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
     if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        cl[i] = doc_len[inst[i]];
-        for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[t - i - 1] = doc_len[t];
-    }
+    split_lengths(N, inst, doc_len, NULL, cl, rl, NULL);
     result = PyTuple_Pack(3, hits, cand_len, ref_len);
 done:
     if (ob.obj) PyBuffer_Release(&ob);
@@ -601,28 +648,17 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     if (mode == WORDS_ALNUM) fold = 1;
-    if (!list_or_tuple(cands) || !list_or_tuple(lists) ||
-        PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(lists))
-        Py_RETURN_NONE;
+    if (!same_length_lists(cands, lists)) Py_RETURN_NONE;
     RougeNSpec spec = {NULL, 0, distinct};
     if (orders_in != Py_None && !(spec.orders = read_orders(orders_in, &spec.K))) return NULL;
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
     PyObject **ci = PySequence_Fast_ITEMS(cands), **li = PySequence_Fast_ITEMS(lists);
-    Py_ssize_t T = N;
-/* instance i's references: a list or tuple of them, or (one_ref) the str itself */
-#define REFS_OF(i) (one_ref ? &li[i] : PySequence_Fast_ITEMS(li[i]))
-#define NREFS_OF(i) (one_ref ? 1 : PySequence_Fast_GET_SIZE(li[i]))
-    for (Py_ssize_t i = 0; i < N; i++) {  /* types first: no Python code runs until the copy */
-        int fits = PyUnicode_CheckExact(ci[i]) &&
-                   (one_ref || (list_or_tuple(li[i]) && PySequence_Fast_GET_SIZE(li[i]) > 0));
-        PyObject **items = fits ? REFS_OF(i) : NULL;
-        for (Py_ssize_t j = 0; fits && j < NREFS_OF(i); j++) fits = PyUnicode_CheckExact(items[j]);
-        if (!fits) {
-            free((void *)spec.orders);
-            Py_RETURN_NONE;
-        }
-        T += NREFS_OF(i);
+    Py_ssize_t T = str_refs_total(ci, li, N, one_ref);  /* types first: no Python code runs until the copy */
+    if (T < 0) {
+        free((void *)spec.orders);
+        Py_RETURN_NONE;
     }
+    T += N;
     PyObject **objs = (PyObject **)calloc((size_t)T + 1, sizeof(PyObject *));
     WordText *texts = (WordText *)malloc(((size_t)T + 1) * sizeof(WordText));
     int64_t *inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
@@ -638,8 +674,8 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
             __builtin_prefetch(ci[i + 16], 1);
             if (one_ref) __builtin_prefetch(li[i + 16], 1);
         }
-        PyObject **items = REFS_OF(i);
-        const Py_ssize_t k = NREFS_OF(i);
+        PyObject **items = refs_of(li, i, one_ref);
+        const Py_ssize_t k = nrefs_of(li, i, one_ref);
         for (Py_ssize_t j = -1; j < k; j++, t++) {
             PyObject *o = j < 0 ? ci[i] : items[j];
             Py_INCREF(o);
@@ -649,13 +685,9 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
             if (PyUnicode_READY(o) < 0) continue;  /* (the pass after reports it) */
 #endif
             if (fold && !PyUnicode_IS_ASCII(o)) continue;
-            texts[t].data = PyUnicode_DATA(o);
-            texts[t].len = PyUnicode_GET_LENGTH(o);
-            texts[t].kind = (int)PyUnicode_KIND(o);
+            text_of(o, &texts[t]);
         }
     }
-#undef REFS_OF
-#undef NREFS_OF
     inst[N] = T;
     for (Py_ssize_t t = 0; t < T; t++) {
         if (texts[t].data) continue;
@@ -670,9 +702,7 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
             if (PyUnicode_READY(objs[t]) < 0) goto done;
 #endif
         }
-        texts[t].data = PyUnicode_DATA(objs[t]);
-        texts[t].len = PyUnicode_GET_LENGTH(objs[t]);
-        texts[t].kind = (int)PyUnicode_KIND(objs[t]);
+        text_of(objs[t], &texts[t]);
     }
     int64_t *out, *cl, *rl, *rc;
     if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(T - N, &rl)) ||
@@ -688,11 +718,7 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     }
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = words_cost(&W, (size_t)i);
     if (run_kernel(cost, N, threads, words_range, &W) < 0) goto done;
-    for (Py_ssize_t i = 0, m = 0; i < N; i++) {
-        cl[i] = words[inst[i]];
-        rc[i] = inst[i + 1] - inst[i] - 1;
-        for (int64_t t = inst[i] + 1; t < inst[i + 1]; t++) rl[m++] = words[t];
-    }
+    split_lengths(N, inst, words, NULL, cl, rl, rc);
     result = spec.orders ? PyTuple_Pack(7, lcs, cl_o, rl_o, rc_o, h_o, cg_o, rg_o) : PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
 done:
     if (objs)
@@ -718,14 +744,8 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *cands, *refs, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *result = NULL;
     int threads = 1, simd = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|ii", kwlist, &cands, &refs, &threads, &simd)) return NULL;
-    if (simd > pairs_simd_level() || simd < -1) {
-        PyErr_Format(PyExc_ValueError, "lcs_pairs: simd=%d is not -1 or a level this CPU runs (0..%d)", simd,
-                     pairs_simd_level());
-        return NULL;
-    }
-    if (!list_or_tuple(cands) || !list_or_tuple(refs) ||
-        PySequence_Fast_GET_SIZE(cands) != PySequence_Fast_GET_SIZE(refs))
-        Py_RETURN_NONE;
+    if (!simd_ok("lcs_pairs", simd)) return NULL;
+    if (!same_length_lists(cands, refs)) Py_RETURN_NONE;
     const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
     PyObject **ci = PySequence_Fast_ITEMS(cands), **ri = PySequence_Fast_ITEMS(refs);
     WordText *texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
@@ -751,10 +771,7 @@ static PyObject *lcs_pairs(PyObject *self, PyObject *args, PyObject *kw) {
 #if PY_VERSION_HEX < 0x030C0000
             if (PyUnicode_READY(o) < 0) goto done;  /* (no Python code: a legacy str's storage) */
 #endif
-            WordText *x = &texts[2 * i + side];
-            x->data = PyUnicode_DATA(o);
-            x->len = PyUnicode_GET_LENGTH(o);
-            x->kind = (int)PyUnicode_KIND(o);
+            text_of(o, &texts[2 * i + side]);
         }
         cl[i] = texts[2 * i].len;
         rl[i] = texts[2 * i + 1].len;
@@ -814,11 +831,7 @@ static PyObject *lcs_matrix(PyObject *self, PyObject *args, PyObject *kw) {
     }
     const Py_ssize_t C = N - Q;
     if (Q > 0 && C > PY_SSIZE_T_MAX / 4 / Q) { PyErr_NoMemory(); return NULL; }
-    {  /* each text an instance of its own with no sources: ((),) * N */
-        PyObject *one = Py_BuildValue("(())");
-        empties = one ? PySequence_Repeat(one, N) : NULL;
-        Py_XDECREF(one);
-    }
+    empties = repeat_steal(Py_BuildValue("(())"), N);  /* each text an instance of its own with no sources */
     if (!empties || batch_read(&b, texts, empties, LISTS_OF_SOURCES) < 0) goto done;
     const int64_t total = b.text_off[b.T];
     if (!(dense = (uint32_t *)malloc(((size_t)total + 1) * sizeof(uint32_t))) ||
@@ -875,7 +888,7 @@ static PyObject *score_matrix(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(fo = PyByteArray_FromStringAndSize(NULL, bytes))) goto done;
     if (with_pr && (!(po = PyByteArray_FromStringAndSize(NULL, bytes)) ||
                     !(ro = PyByteArray_FromStringAndSize(NULL, bytes)))) goto done;
-    if (!(cost = (double *)malloc(((size_t)Q + 1) * sizeof(double)))) { PyErr_NoMemory(); goto done; }
+    if (!(cost = new_costs(Q))) goto done;
     for (Py_ssize_t q = 0; q < Q; q++) cost[q] = (double)C;
     const int64_t *lens = (const int64_t *)nb.buf;
     ScoreJob S = {(const int32_t *)lb.buf, lens, lens + Q, (int64_t)C, alpha,

@@ -518,6 +518,16 @@ static void name_token_error(const Text *t, Py_ssize_t p, PyObject *tok) {
     PyErr_Restore(t2, v2, tb2);
 }
 
+/* The id of v, a new reference to token p of t made here (NULL: the error is set), released
+after; an error in interning it names the token. */
+static int intern_made(Interner *in, const Text *t, int64_t p, PyObject *v, tok_t *id) {
+    if (!v) return -1;
+    const int rc = intern_trusted(in, v, id);
+    if (rc < 0) name_token_error(t, (Py_ssize_t)p, v);
+    Py_DECREF(v);
+    return rc < 0 ? -1 : 0;
+}
+
 /* Ids of one snapshotted text into out[0 .. t->len). */
 static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) {
     if (t->kind == TEXT_INTS) {  /* Python ints: equal to the same ints in a list */
@@ -525,25 +535,15 @@ static int text_ids(Interner *in, const Snapshot *s, const Text *t, tok_t *out) 
         for (int64_t p = 0; p < t->len; p++) {
             PyObject *v = t->is_signed ? PyLong_FromLongLong((long long)(int64_t)x[p])
                                        : PyLong_FromUnsignedLongLong(x[p]);
-            if (!v) return -1;
-            const int rc = intern_trusted(in, v, &out[p]);
-            if (rc < 0) name_token_error(t, (Py_ssize_t)p, v);
-            Py_DECREF(v);
-            if (rc < 0) return -1;
+            if (intern_made(in, t, p, v, &out[p]) < 0) return -1;
         }
         return 0;
     }
     if (t->kind == TEXT_STR) {  /* a str is its characters, as 1-char strs */
         const int kind = PyUnicode_KIND(t->str);
         const void *data = PyUnicode_DATA(t->str);
-        for (int64_t p = 0; p < t->len; p++) {
-            PyObject *ch = PyUnicode_FromOrdinal(PyUnicode_READ(kind, data, p));
-            if (!ch) return -1;
-            const int rc = intern_trusted(in, ch, &out[p]);
-            if (rc < 0) name_token_error(t, (Py_ssize_t)p, ch);
-            Py_DECREF(ch);
-            if (rc < 0) return -1;
-        }
+        for (int64_t p = 0; p < t->len; p++)
+            if (intern_made(in, t, p, PyUnicode_FromOrdinal(PyUnicode_READ(kind, data, p)), &out[p]) < 0) return -1;
         return 0;
     }
     for (int64_t p = 0; p < t->len; p++) {
