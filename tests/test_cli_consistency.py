@@ -22,7 +22,7 @@ import warnings
 import pytest
 
 from oracle import lcs_dp, ngram_counts  # noqa: E402  (tests/ is on sys.path; imports nothing of the package)
-from paddle_rougel.cli import main
+from test_cli_hostile import one_error, run, write_file  # the CLI helpers, one home (tests/ is on sys.path)
 from paddle_rougel.config import preset, read_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,22 +31,8 @@ PRED, REF = os.path.join(EX, "pred.jsonl"), os.path.join(EX, "ref.jsonl")
 WORDS = "the a cat dog sat on mat is was here".split()
 
 
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def warned(err):
     return [x for x in err.splitlines() if x.startswith("paddle-rougel: warning: ")]
-
-
-def one_error(rc, out, err, *words):
-    assert rc == 2 and out == "", (rc, out, err)
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("paddle-rougel: error: "), err
-    for w in words:
-        assert w in err, (w, err)
 
 
 def text_files(tmp_path, n=14, seed=3, sentences=True):
@@ -155,15 +141,9 @@ def test_commands_with_rouge_types_still_offer_distinct(capsys, command):
 
 # ----------------------------------------------------------------------------- config: bonus spelling
 
-def _config(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def test_config_bonus_spelling_warns_naming_file_key_and_new_name(capsys, tmp_path):
-    old = _config(tmp_path, "old.yaml", "gamma: 1.2\nbonus:\n  alpha: 0.5\n  beta: 2\n")
-    new = _config(tmp_path, "new.yaml", "gamma: 1.2\nyesno_weight: 0.5\nentity_weight: 2\n")
+    old = write_file(tmp_path, "old.yaml", "gamma: 1.2\nbonus:\n  alpha: 0.5\n  beta: 2\n")
+    new = write_file(tmp_path, "new.yaml", "gamma: 1.2\nyesno_weight: 0.5\nentity_weight: 2\n")
     base = ["dureader", "--pred_file", PRED, "--ref_file", REF]
     rc0, out0, err0 = run(capsys, *base, "--config", new)
     rc1, out1, err1 = run(capsys, *base, "--config", old)
@@ -178,7 +158,7 @@ def test_config_bonus_spelling_warns_naming_file_key_and_new_name(capsys, tmp_pa
 
 
 def test_config_bonus_spelling_warns_once_per_key_in_merge(capsys, tmp_path):
-    old = _config(tmp_path, "old.yaml", "bonus:\n  alpha: 1.0\n")
+    old = write_file(tmp_path, "old.yaml", "bonus:\n  alpha: 1.0\n")
     st = tmp_path / "s.json"
     assert run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--save-state", st)[0] == 0
     rc, _, err = run(capsys, "merge", st, "--config", old)
@@ -191,7 +171,7 @@ def test_config_bonus_spelling_warns_once_per_key_in_merge(capsys, tmp_path):
     ("entity_weight: 2\nbonus:\n  beta: 0.5\n", "bonus.beta", "entity_weight"),
 ])
 def test_config_old_and_new_bonus_spelling_together_are_refused(capsys, tmp_path, text, old, new):
-    path = _config(tmp_path, "both.yaml", text)
+    path = write_file(tmp_path, "both.yaml", text)
     one_error(*run(capsys, "dureader", "--pred_file", PRED, "--ref_file", REF, "--config", path),
               str(path), old, new, "not both")
     with pytest.raises(ValueError, match=re.escape(old)):
@@ -199,13 +179,13 @@ def test_config_old_and_new_bonus_spelling_together_are_refused(capsys, tmp_path
 
 
 def test_config_bonus_spelling_is_a_deprecation_warning_in_python(tmp_path):
-    old = _config(tmp_path, "old.yaml", "bonus:\n  beta: 3\n")
+    old = write_file(tmp_path, "old.yaml", "bonus:\n  beta: 3\n")
     with pytest.warns(DeprecationWarning, match=r"old\.yaml: 'bonus\.beta' is deprecated: use 'entity_weight'"):
         got = read_config(str(old))
     assert got["entity_weight"][0] == 3.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the new spelling and the shipped presets: no warning
-        new = _config(tmp_path, "new.yaml", "entity_weight: 3\n")
+        new = write_file(tmp_path, "new.yaml", "entity_weight: 3\n")
         assert read_config(str(new))["entity_weight"][0] == 3.0
         for name in ("dureader", "paddlenlp"):
             values = read_config(name)

@@ -19,7 +19,7 @@ import zipfile
 
 import pytest
 
-from paddle_rougel import __version__, cli, dureader_io, engine
+from paddle_rougel import __version__, dureader_io, engine
 from paddle_rougel.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -241,15 +241,16 @@ def test_overlong_line_is_an_error_naming_the_line(capsys, ex, tmp_path, monkeyp
 
 # ---------------------------------------------------------------- 3. overflowing settings
 
-def _lines(tmp_path, name, text):
+def write_file(tmp_path, name, text):
+    """tmp_path / name holding text (UTF-8); its path."""
     p = tmp_path / name
     p.write_text(text, encoding="utf-8")
     return p
 
 
 def test_huge_gamma_scores_right_or_is_one_line(capsys, tmp_path):
-    h = _lines(tmp_path, "h.txt", "abcd\nxyz\n")
-    r = _lines(tmp_path, "r.txt", "abce\nxyzw\n")
+    h = write_file(tmp_path, "h.txt", "abcd\nxyz\n")
+    r = write_file(tmp_path, "r.txt", "abce\nxyzw\n")
     rc, out, err = run(capsys, "score", "--hyp", h, "--ref", r, "--gamma", "1e200", "--format", "json")
     if rc == 0:  # F tends to R as gamma grows
         got = json.loads(out)
@@ -259,15 +260,15 @@ def test_huge_gamma_scores_right_or_is_one_line(capsys, tmp_path):
 
 
 def test_huge_config_gamma_scores_right_or_is_one_line(capsys, ex, tmp_path):
-    cfg = _lines(tmp_path, "g.yaml", "gamma: 1.0e+200\n")
+    cfg = write_file(tmp_path, "g.yaml", "gamma: 1.0e+200\n")
     rc, out, err = run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1], "--config", cfg)
     if rc == 0:
         assert set(json.loads(out)) == {"ROUGE-L", "BLEU-4"} and "Traceback" not in err
     else:
         one_error(rc, out, err, str(cfg), "gamma")
-    cfg = _lines(tmp_path, "a.yaml", "alpha: 1.0e-320\n")  # gamma = sqrt(1/alpha) = inf
+    cfg = write_file(tmp_path, "a.yaml", "alpha: 1.0e-320\n")  # gamma = sqrt(1/alpha) = inf
     one_error(*run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1], "--config", cfg), cfg, "alpha")
-    cfg = _lines(tmp_path, "i.yaml", "gamma: " + "9" * 400 + "\n")  # an int too big for a float
+    cfg = write_file(tmp_path, "i.yaml", "gamma: " + "9" * 400 + "\n")  # an int too big for a float
     one_error(*run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1], "--config", cfg), cfg, "gamma")
 
 
@@ -421,7 +422,7 @@ def test_fallback_warning_is_one_plain_line(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "_c_ext", None)
     monkeypatch.setattr(engine, "_BACKEND", "python")
     monkeypatch.setattr(engine, "_WARNED", False)
-    h = _lines(tmp_path, "h.txt", "abc\n")
+    h = write_file(tmp_path, "h.txt", "abc\n")
     rc, out, err = run(capsys, "score", "--hyp", h, "--ref", h, "--format", "json")
     assert rc == 0
     warn = [ln for ln in err.splitlines() if "warning" in ln]
@@ -431,7 +432,7 @@ def test_fallback_warning_is_one_plain_line(capsys, tmp_path, monkeypatch):
 
 
 def test_fallback_warning_in_a_real_process(tmp_path):
-    h = _lines(tmp_path, "h.txt", "abc\n")
+    h = write_file(tmp_path, "h.txt", "abc\n")
     code = ("import sys; import paddle_rougel.engine as e; e._c_ext = None; e._BACKEND = 'python'; "
             "from paddle_rougel.__main__ import run; "
             f"sys.argv = ['paddle-rougel', 'score', '--hyp', {str(h)!r}, '--ref', {str(h)!r}]; sys.exit(run())")
@@ -472,9 +473,9 @@ def _laughs(key: str) -> str:
 def test_billion_laughs_config_is_one_line_at_once(tmp_path, key):
     """The rejected value was formatted with repr() before truncation: 3 GB and 37 s, then
     "out of memory".  Run under a 1 GiB address-space limit; the error names the file and aliases."""
-    cfg = _lines(tmp_path, "bomb.yaml", _laughs(key))
+    cfg = write_file(tmp_path, "bomb.yaml", _laughs(key))
     assert len(cfg.read_bytes()) < 600
-    h = _lines(tmp_path, "h.txt", "abc\n")
+    h = write_file(tmp_path, "h.txt", "abc\n")
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
             "from paddle_rougel.cli import main; "
             f"sys.exit(main(['score', '--hyp', {str(h)!r}, '--ref', {str(h)!r}, '--config', {str(cfg)!r}]))")
@@ -488,7 +489,7 @@ def test_rejected_config_values_are_shown_briefly(capsys, ex, tmp_path):
     big = "[" + ", ".join(["[1, 2, 3, 4, 5, 6, 7, 8, 9]"] * 2000) + "]"
     for text in (f"gamma: {big}\n", f"multi_ref: {big}\n", "lowercase: " + "x" * 5000 + "\n",
                  "gamma: " + ":".join(["59"] * 3000) + "\n"):  # a base-60 integer of 17,700 digits
-        cfg = _lines(tmp_path, "big.yaml", text)
+        cfg = write_file(tmp_path, "big.yaml", text)
         rc, out, err = run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1], "--config", cfg)
         one_error(rc, out, err, cfg)
         assert len(err) < 300, err

@@ -31,7 +31,7 @@ from paddle_rougel.functional import compute as _compute
 def compute_rouge_l(*a, **k):  # ROUGE-L only (the default rouge_types)
     return _compute(*a, **k)
 from paddle_rougel.inputs import FlatRefs
-from paddle_rougel.lsum import lcs_positions, make_lsum_batch, split_sentences, union_hits
+from paddle_rougel.lsum import lcs_positions, make_lsum_batch, split_sentences
 from paddle_rougel.settings import SETTINGS, RougeLsumSettings
 from paddle_rougel.text import TextSettings
 
