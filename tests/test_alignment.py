@@ -13,7 +13,7 @@ from rouge_score import rouge_scorer, tokenize
 
 from paddle_rougel import alignment
 from paddle_rougel.accumulators import RougeLsumAccumulator
-from paddle_rougel.align import align_tokens, best_reference
+from paddle_rougel.align import best_reference
 from paddle_rougel.lsum import make_lsum_batch
 from paddle_rougel.settings import RougeLSettings, RougeLsumSettings
 from oracle import lcs_dp

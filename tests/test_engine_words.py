@@ -10,7 +10,6 @@ str.split()) and texts around the 64-byte block boundary.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pytest

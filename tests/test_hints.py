@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import re
 import warnings
 
 import pytest
