@@ -219,11 +219,9 @@ def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
         res = be.lcs_words(cands, ref_lists, tuple(words), threads)
         if res is not None:
             return res
-        from .inputs import Batch, make_batch, split_words  # the Python tokenizer of the same settings
+        from .inputs import split_texts  # the Python tokenizer of the same settings
 
-        b = make_batch(cands, ref_lists)
-        split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
-        cands, ref_lists = split.cands, split.ref_lists
+        cands, ref_lists = split_texts(cands, ref_lists, words)
     return be.lcs_batch(cands, ref_lists, threads)
 
 

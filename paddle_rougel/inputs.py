@@ -442,6 +442,22 @@ def split_words(batch: Batch) -> Batch:
     # Batch.__len__ counts instances, which NamedTuple._make mistakes for its field count)
 
 
+def split_texts(cands: Sequence, ref_lists: Sequence, words: tuple) -> Tuple[tuple, tuple]:
+    """Candidates and reference lists split into words by the Python tokenizer of the C word
+    reader's ``words`` settings (the general path when a fast path does not take them)."""
+    b = make_batch(cands, ref_lists)
+    split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
+    return split.cands, split.ref_lists
+
+
+def fast_refs(ref_lists: Any) -> Tuple[Sequence, bool]:
+    """``(refs, one_ref)`` as the word-reading fast paths take references: a :class:`OneRef`'s
+    strs themselves (``one_ref`` True), else the reference lists as a list or tuple."""
+    if isinstance(ref_lists, OneRef):
+        return ref_lists.refs, True
+    return (ref_lists if isinstance(ref_lists, (list, tuple)) else list(ref_lists)), False
+
+
 def concat(batches: Sequence[Batch]) -> Batch:
     """One batch of the instances of several (in order)."""
     if len(batches) == 1:

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import engine
-from .inputs import OneRef, unordered
+from .inputs import fast_refs, split_texts, unordered
 
 __all__ = ["NgramResult", "ngram_overlap", "lcs_ngram_words"]
 
@@ -122,11 +122,9 @@ def lcs_ngram_words(cands: Sequence, ref_lists: Sequence, words: tuple, orders: 
     """
     orders = _check_orders(orders)
     cands = engine.batch_args("lcs_ngram_words", cands, ref_lists)
-    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None  # one str reference each
-    if one is None and not isinstance(ref_lists, (list, tuple)):
-        ref_lists = list(ref_lists)
-    return engine.get_backend().lcs_ngram_words(cands, ref_lists if one is None else one, tuple(words), orders,
-                                                bool(distinct), threads, one_ref=one is not None)
+    refs, one_ref = fast_refs(ref_lists)
+    return engine.get_backend().lcs_ngram_words(cands, refs, tuple(words), orders, bool(distinct), threads,
+                                                one_ref=one_ref)
 
 
 def c_orders(orders: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -145,22 +143,14 @@ def _count(cands: Sequence, ref_lists: Any, orders: Tuple[int, ...], distinct: b
     """The active back end's counts (:mod:`paddle_rougel.backends`): str texts read into words
     by its fast path when it has one, else split here and counted by its general operation."""
     be = engine.get_backend()
-    one = ref_lists.refs if isinstance(ref_lists, OneRef) else None  # one str reference each
-    if one is None and not isinstance(ref_lists, (list, tuple)):
-        ref_lists = list(ref_lists)  # (inputs.FlatRefs, generators, ...)
+    refs, one_ref = fast_refs(ref_lists)  # (inputs.FlatRefs, generators, ...: a list)
     if words is not None:  # str texts: words read by the back end (None: some text is not a str)
-        res = be.ngram_words(cands, ref_lists if one is None else one, words, orders, distinct, threads,
-                             one_ref=one is not None)
+        res = be.ngram_words(cands, refs, words, orders, distinct, threads, one_ref=one_ref)
         if res is not None:
             return res
-    if one is not None:
-        ref_lists = list(ref_lists)
+    ref_lists = list(ref_lists) if one_ref else refs
     if words is not None:  # the Python tokenizer of the same settings (as lcs_batch)
-        from .inputs import Batch, make_batch, split_words
-
-        b = make_batch(cands, ref_lists)
-        split = split_words(Batch(b.cands, b.ref_lists, b.plain, None, None, False, tuple(words)))
-        cands, ref_lists = split.cands, split.ref_lists
+        cands, ref_lists = split_texts(cands, ref_lists, words)
     return be.ngram_overlap(cands, ref_lists, orders, distinct, threads)
 
 

@@ -48,7 +48,7 @@ typedef struct {
     uint32_t *ids;              /* the instance's words: candidate ids, then references' */
     int64_t *ref_len;
     uint64_t *bits;             /* word-character bitmap of one text (kind 1) */
-    uint8_t *low;               /* that text's bytes, folded when fold, then 8 zero bytes */
+    uint8_t *low;               /* that text's bytes, folded when fold, then 16 zero bytes */
     int64_t *bounds;            /* its words' first and last byte: starts, then ends */
     uint8_t *narrow;            /* one word of a 2- or 4-byte text as bytes */
     size_t w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap;
@@ -203,8 +203,7 @@ static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
 }
 
 /* The positions of the set bits of m, plus base, written at out (room for 4 more than there
- * are: the first four are written unconditionally, as most blocks have at most four words
- * ending in them... or more); returns how many. */
+ * are: the first four are written unconditionally); returns how many. */
 static inline int64_t bit_positions(uint64_t m, int64_t base, int64_t *out) {
     int64_t cnt = 0;
     for (int j = 0; j < 4; j++) {
@@ -263,13 +262,10 @@ static void word_bytes(const uint8_t *q, int64_t n, Word *out) {
     out->exact = 0;
 }
 
-static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, const Word *x, int fold);
-
 /* The words of a 1-byte text: the starts and ends of its words from its bitmap (the k-th
  * start and the k-th end bound the k-th word), then each word's key and hash from the folded
- * copy, written at out (room reserved: (len + 1) / 2 + 1).  ids: each word's id (0: not in
- * the candidate) goes there too (a reference).  Returns how many words, or -1. */
-static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out, uint32_t *ids) {
+ * copy, written at out (room reserved: (len + 1) / 2 + 1).  Returns how many, or -1. */
+static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
     const uint64_t *bits = bitmap1(w, b, t);
     if (!bits) return -1;
     const int64_t len = t->len, nb = (len + 63) / 64, most = (len + 1) / 2;
@@ -282,7 +278,6 @@ static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out
         ne += bit_positions(m & ~((m >> 1) | (bits[k + 1] << 63)), 64 * k, E + ne);
     }
     const uint8_t *low = w->low;
-    const int fold = b->fold;
     /* each word's key and hash (words over 16 bytes, rare, after: no branch on a length) */
     int64_t nlong = 0;
     for (int64_t j = 0; j < ns; j++) {
@@ -299,15 +294,13 @@ static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out
         Word *x = &out[longs[i]];
         word_bytes(low + x->start, x->len, x);
     }
-    if (ids)
-        for (int64_t j = 0; j < ns; j++) ids[j] = ref_id(w, &out[j], fold);
     return ns;
 }
 
 /* Words of text t appended at out (room reserved: (len + 1) / 2 + 1); returns how many, or -1. */
 static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
     const int fold = b->fold;
-    if (t->kind == 1) return scan1(w, b, t, out, NULL);
+    if (t->kind == 1) return scan1(w, b, t, out);
     /* 2- and 4-byte texts: code point by code point; a word of code points < 256 hashes as
      * its bytes would (it may equal a word of a 1-byte text), any other with its code points */
     const int64_t len = t->len;
@@ -454,19 +447,14 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     if (every) {
         V = all_ids(w, b, i, &q, k);
         if (V < 0) return -1;
-    } else {  /* each reference: 1-byte texts straight from their bitmaps to ids; others through words */
+    } else {  /* each reference's words after the candidate's, then their ids */
         for (int64_t t = t0 + 1; t < t1; t++) {
             const WordText *x = &b->texts[t];
             const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
             if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
-            int64_t cnt;
-            if (x->kind == 1) {
-                cnt = scan1(w, b, x, w->w + n, w->ids + q);  /* after the candidate's words */
-            } else {
-                cnt = scan(w, b, x, w->w + n);
-                for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
-            }
+            const int64_t cnt = scan(w, b, x, w->w + n);
             if (cnt < 0) return -1;
+            for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
             b->words[t] = cnt;
             w->ref_len[t - t0 - 1] = cnt;
             q += (size_t)cnt;
