@@ -130,7 +130,7 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
         raise ValueError(f"compute: rouge_types: {e}") from None
     if isinstance(predictions, (str, bytes)) or isinstance(references, (str, bytes)):
         raise TypeError("compute takes a list of predictions and a list of references, not a str")
-    predictions, references = list(predictions), list(references)
+    predictions, references = tuple(predictions), tuple(references)  # a snapshot (a tuple is kept: it cannot change)
     if len(predictions) != len(references):
         raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
     values = _settings_values(preset, dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
@@ -174,7 +174,7 @@ def _check_type_options(parts: List[tuple], given: Dict[str, Any]) -> None:
                              f"{owner.key.replace('{n}', '2')!r})")
 
 
-def score_all(accs: Dict[str, Any], predictions: list, references: list, base: int = 0) -> None:
+def score_all(accs: Dict[str, Any], predictions: Sequence, references: Sequence, base: int = 0) -> None:
     """Score every type (``{name: accumulator}``) on the same inputs: one batch per way of
     reading them, every type scored (:func:`_score_jobs`: the reads they share made once)
     before any is folded, so an error changes none.  ``base``: the index of the first

@@ -114,6 +114,9 @@ class Hinter:
 
     def _look(self, s: str) -> None:
         self.seen += 1
+        if self.kind == "cjk" and s.isascii():  # no CJK character: never a hit (no regex pass)
+            self.n += bool(s) and not s.isspace()  # (\s is str.isspace)
+            return
         nonspace = len(s) - len(_SPACE.findall(s))
         if not nonspace:
             return

@@ -156,6 +156,24 @@ class Batch(NamedTuple):
 _STR = {str}
 _SEQS = {list, tuple}
 
+try:  # the type check of a batch of texts at C speed (optional, like the engine)
+    from ._lcs import str_tuple as _c_str_tuple
+except ImportError:  # pragma: no cover - a build without the extension
+    _c_str_tuple = None
+
+
+def str_tuple(items: Sequence) -> Optional[tuple]:
+    """``items`` as a tuple (the same object when it is one) when every item is a ``str``
+    (exactly: a subclass may read differently), else None.
+
+    >>> str_tuple(["a", "b"]), str_tuple(("a", 1))
+    (('a', 'b'), None)
+    """
+    if _c_str_tuple is not None:
+        return _c_str_tuple(items)
+    t = tuple(items)
+    return t if set(map(type, t)) <= _STR else None
+
 
 def _plain(cands: Sequence, ref_lists: Sequence) -> bool:
     """Every candidate a str, every ref_list a non-empty list/tuple of str (C-speed set checks)."""
@@ -195,9 +213,13 @@ def str_pairs_batch(cands: Sequence, refs: Sequence, tokenizer=None) -> Optional
     cw = getattr(tokenizer, "c_words", None)
     if tokenizer is not None and cw is None:
         return None
-    if len(cands) != len(refs) or not (set(map(type, cands)) <= _STR and set(map(type, refs)) <= _STR):
+    if len(cands) != len(refs):
         return None
-    return Batch(tuple(cands), OneRef(tuple(refs)), True, None, None, cw is not None, cw)
+    cs = str_tuple(cands)
+    rs = str_tuple(refs) if cs is not None else None
+    if rs is None:
+        return None
+    return Batch(cs, OneRef(rs), True, None, None, cw is not None, cw)
 
 
 def plain_instance(cand: Any, ref_list: Any) -> Optional[Batch]:

@@ -235,3 +235,58 @@ def test_integer_buffers_compare_as_python_ints():
     assert got == [oracle.lcs_dp(c.tolist(), r[0].tolist()) for c, r in zip(cands, refs)]
     # the same values as Python int lists (the dict path) give the same numbers
     assert engine.lcs_batch([c.tolist() for c in cands], [[r[0].tolist()] for r in refs]).lcs.tolist() == got
+
+
+@pytest.mark.parametrize("one_ref", [False, True])
+@pytest.mark.parametrize("container", [tuple, list])
+def test_tuples_are_read_without_a_reference_each_and_nothing_leaks(container, one_ref):
+    """Texts held by tuples all the way down are read without owning each str (the tuples keep
+    them alive); lists are owned str by str.  Either way every reference count is as before the
+    call (no leak, no extra release), also when a non-ASCII text is lowercased in C (which
+    makes the reader own them all), and the numbers are the lists' numbers."""
+    import sys
+
+    rng = np.random.default_rng(3)
+    words = ["Alpha", "beta", "GAMMA", "\xc9t\xe9", "\u0130stanbul", "delta", "\u4e2d\u6587"]
+    for mode in (0, 1):
+        for ascii_only in (True, False):
+            pool = words[:3] + words[5:6] if ascii_only else words
+            cands = ["".join(" " + pool[k] for k in rng.integers(0, len(pool), 9)) + str(i) for i in range(40)]
+            refs = ["".join(" " + pool[k] for k in rng.integers(0, len(pool), 7)) + str(i) for i in range(40)]
+            ref_arg = container(refs) if one_ref else container(container([r]) for r in refs)
+            cand_arg = container(cands)
+            before = [sys.getrefcount(s) for s in cands + refs]
+            got = _lcs.lcs_words(cand_arg, ref_arg, mode, True, 2, one_ref=one_ref)
+            assert [sys.getrefcount(s) for s in cands + refs] == before
+            want = _lcs.lcs_words(list(cands), [[r] for r in refs], mode, True, 1)
+            assert [bytes(x) for x in got] == [bytes(x) for x in want]
+            oracle_lcs = [oracle.lcs_dp(py_split(c, True) if mode == 0 else py_rouge_score(c),
+                                        py_split(r, True) if mode == 0 else py_rouge_score(r))
+                          for c, r in zip(cands, refs)]
+            assert np.frombuffer(got[0], dtype=np.int64).tolist() == oracle_lcs
+
+
+def test_str_tuple_in_c_and_in_python_agree():
+    """inputs.str_tuple (the batch type check): the C helper and the Python fallback give the
+    same answers; a tuple comes back as itself; a str subclass is not a str here."""
+    from paddle_rougel import inputs
+
+    class Sub(str):
+        pass
+
+    assert inputs._c_str_tuple is _lcs.str_tuple  # the C helper is in use where the extension is
+    cases = [[], (), ["a"], ("a", "b"), ["a", 1], [Sub("a")], ("x", None), ["\xe9", "\u5b57", ""], "ab"]
+    for c in cases:
+        t = tuple(c)
+        want = t if all(type(x) is str for x in t) else None
+        assert _lcs.str_tuple(c) == want
+        saved = inputs._c_str_tuple
+        inputs._c_str_tuple = None
+        try:
+            assert inputs.str_tuple(c) == want
+        finally:
+            inputs._c_str_tuple = saved
+    t = ("a", "b")
+    assert _lcs.str_tuple(t) is t
+    with pytest.raises(TypeError):
+        _lcs.str_tuple(3)

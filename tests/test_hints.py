@@ -221,3 +221,29 @@ def test_readme_python_blocks_do_not_fire(capsys):
         with warnings.catch_warnings():
             warnings.simplefilter("error", TokenizationHint)
             exec(compile(b, f, "exec"), {"__name__": "readme"})
+
+
+def test_cjk_sample_counts_match_the_definition_on_ascii_and_mixed_text():
+    """The CJK hint skips its regex passes for ASCII strings (none holds a CJK character):
+    its counts must equal the definition (a string counts when it has a character that is not
+    whitespace, ``\\s``; a hit when more than half of those are CJK) on strings of every ASCII
+    character, whitespace-only ones (\\x1c-\\x1f, \\v, \\f too) and CJK ones mixed in."""
+    import random
+    import re
+
+    rng = random.Random(7)
+    ascii_chars = [chr(c) for c in range(128)]
+    spaces = [c for c in ascii_chars if re.match(r"\s", c)]
+    assert "\x1c" in spaces and "\x0b" in spaces  # the oracle's own whitespace, not str.isspace
+    pieces = ascii_chars + spaces * 8 + list("今天天气很好")
+    for tokenize in ("whitespace", "rouge_score"):
+        for _ in range(40):
+            texts = ["".join(rng.choice(pieces if rng.random() < 0.3 else spaces) for _ in range(rng.randint(0, 6)))
+                     for _ in range(rng.randint(1, SAMPLE))]
+            h = Hinter(TextSettings(tokenize))
+            h.verdict(texts)
+            nonspace = [len(s) - len(re.findall(r"\s", s)) for s in texts]
+            cjk = [len(re.findall("[今天气很好]", s)) for s in texts]
+            assert h.seen == len(texts)
+            assert h.n == sum(1 for k in nonspace if k)
+            assert h.hits == sum(1 for k, c in zip(nonspace, cjk) if k and 2 * c > k)

@@ -659,15 +659,21 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
         Py_RETURN_NONE;
     }
     T += N;
+    /* The strs need a reference each (owned) unless every container is a tuple: then the
+     * call's arguments keep them alive, whatever Python code runs or other threads do while
+     * the kernel reads them (no Py_INCREF / Py_DECREF of every scattered object). */
+    int owned = !(PyTuple_CheckExact(cands) && PyTuple_CheckExact(lists));
+    for (Py_ssize_t i = 0; i < N && !owned && !one_ref; i++) owned = !PyTuple_CheckExact(li[i]);
     PyObject **objs = (PyObject **)calloc((size_t)T + 1, sizeof(PyObject *));
     WordText *texts = (WordText *)malloc(((size_t)T + 1) * sizeof(WordText));
     int64_t *inst = (int64_t *)malloc(((size_t)N + 1) * sizeof(int64_t));
     int64_t *words = (int64_t *)calloc((size_t)T + 1, sizeof(int64_t));
     double *cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
     if (!objs || !texts || !inst || !words || !cost) { PyErr_NoMemory(); goto done; }
-    /* one pass over the scattered str objects (each a cache miss: fetched ahead): owned
-     * references, the candidate first, and their storage.  No Python code runs in it (a
-     * finalizer could change the lists): texts to lowercase wait for the pass after. */
+    /* one pass over the scattered str objects (each a cache miss: fetched ahead): the
+     * objects, the candidate first (owned references unless the tuples hold them), and their
+     * storage.  No Python code runs in it (a finalizer could change the lists): texts to
+     * lowercase wait for the pass after. */
     for (Py_ssize_t i = 0, t = 0; i < N; i++) {
         inst[i] = t;
         if (i + 16 < N) {
@@ -678,7 +684,7 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
         const Py_ssize_t k = nrefs_of(li, i, one_ref);
         for (Py_ssize_t j = -1; j < k; j++, t++) {
             PyObject *o = j < 0 ? ci[i] : items[j];
-            Py_INCREF(o);
+            if (owned) Py_INCREF(o);
             objs[t] = o;
             texts[t].data = NULL;
 #if PY_VERSION_HEX < 0x030C0000
@@ -691,6 +697,10 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     inst[N] = T;
     for (Py_ssize_t t = 0; t < T; t++) {
         if (texts[t].data) continue;
+        if (!owned) {  /* str.lower() below replaces objects: own them all from here (rare) */
+            for (Py_ssize_t u = 0; u < T; u++) Py_INCREF(objs[u]);
+            owned = 1;
+        }
 #if PY_VERSION_HEX < 0x030C0000
         if (PyUnicode_READY(objs[t]) < 0) goto done;
 #endif
@@ -721,7 +731,7 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     split_lengths(N, inst, words, NULL, cl, rl, rc);
     result = spec.orders ? PyTuple_Pack(7, lcs, cl_o, rl_o, rc_o, h_o, cg_o, rg_o) : PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
 done:
-    if (objs)
+    if (objs && owned)
         for (Py_ssize_t t = 0; t < T; t++) Py_XDECREF(objs[t]);
     free(objs); free(texts); free(inst); free(words); free(cost);
     free((void *)spec.orders);
@@ -905,6 +915,18 @@ done:
     return result;
 }
 
+/* str_tuple(items): items as a tuple (the same tuple when given one) when every item is an
+ * exact str, else None: the type check of a batch of texts at C speed (the Python fallback,
+ * inputs.str_tuple, does the same with set(map(type, ...))). */
+static PyObject *str_tuple(PyObject *self, PyObject *items) {
+    PyObject *t = PySequence_Tuple(items);
+    if (!t) return NULL;
+    const Py_ssize_t n = PyTuple_GET_SIZE(t);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(t, i))) { Py_DECREF(t); Py_RETURN_NONE; }
+    return t;
+}
+
 static PyObject *simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(matrix_simd_available());
 }
@@ -916,6 +938,8 @@ static PyObject *py_pairs_simd_level(PyObject *self, PyObject *noargs) {
 static PyMethodDef methods[] = {
     {"lcs_pairs", (PyCFunction)(void (*)(void))lcs_pairs, METH_VARARGS | METH_KEYWORDS, lcs_pairs_doc},
     {"score_matrix", (PyCFunction)(void (*)(void))score_matrix, METH_VARARGS | METH_KEYWORDS, score_matrix_doc},
+    {"str_tuple", str_tuple, METH_O,
+     "str_tuple(items) -> tuple or None: items as a tuple when every one is an exact str, else None."},
     {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
     {"pairs_simd_level", py_pairs_simd_level, METH_NOARGS,
      "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},

@@ -103,7 +103,7 @@ class RougeLAccumulator(PrfAccumulator):
         local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
         return self._deltas(s), local
 
-    def compute_batch(self, predictions: list, references: list, base: int = 0) -> Batch:
+    def compute_batch(self, predictions: Sequence, references: Sequence, base: int = 0) -> Batch:
         """The batch of :func:`paddle_rougel.compute`'s inputs: each reference item one
         reference of the prediction's kind (a str, a token list) or a list of them."""
         batch = str_pairs_batch(predictions, references, self.tokenizer)  # strs, one reference each
@@ -147,7 +147,7 @@ def _ref_list(pred: Any, refs: Any, i: int) -> Any:
 _SEQS = {list, tuple}
 
 
-def _one_reference_each(predictions: list, references: list) -> bool:
+def _one_reference_each(predictions: Sequence, references: Sequence) -> bool:
     """What _ref_list decides item by item, for the two common cases at once: every reference
     a str, or every prediction and reference a list/tuple of tokens that are not sequences."""
     rtypes = set(map(type, references))

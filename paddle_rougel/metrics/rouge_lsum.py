@@ -105,7 +105,7 @@ class RougeLsumAccumulator(PrfAccumulator):
         s = self._prf(res.hits, res.cand_len, res.ref_len, res.ref_count, res.offsets)
         return self._deltas(s), (s, None)
 
-    def compute_batch(self, predictions: list, references: list, base: int = 0) -> Batch:
+    def compute_batch(self, predictions: Sequence, references: Sequence, base: int = 0) -> Batch:
         """The batch of :func:`paddle_rougel.compute`'s inputs (see :func:`_lsum_refs`)."""
         st = self.settings
         if set(map(type, references)) <= {str}:  # one reference each (no list per instance)
