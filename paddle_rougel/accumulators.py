@@ -464,7 +464,7 @@ class PrfAccumulator(Accumulator):
         """Per-instance P, R, F from the pairs' hits and sizes under the settings' multi_ref and F
         (the one path of every metric here; ``pooled`` sums the counts, not the ratios)."""
         counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count, axis=0), ref_len, bonus)
-        p, r = scoring.precision_recall(*counts)
+        p, r = scoring.ratios(*counts)
         return scoring.Score(*scoring.reduce_refs(p, r, offsets, self.settings.multi_ref, self.settings.f,
                                                   counts))
 

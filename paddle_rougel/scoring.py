@@ -29,7 +29,7 @@ import numpy as np
 __all__ = [
     "Score", "RougeLOutput", "precision_recall", "f_gamma", "f_alpha", "f_t2t",
     "alpha_from_gamma", "gamma_from_alpha", "check_gamma", "check_alpha",
-    "reduce_refs", "MULTI_REF_MODES", "pair_counts", "Weighting", "weighting", "f_measure",
+    "reduce_refs", "MULTI_REF_MODES", "pair_counts", "ratios", "Weighting", "weighting", "f_measure",
 ]
 
 MULTI_REF_MODES = ("max_pr", "best", "avg", "pooled", "best_recall")
@@ -157,22 +157,30 @@ def f_measure(p, r, w: Weighting) -> np.ndarray:
 
 
 def pair_counts(lcs, cand_len, ref_len, bonus=0.0):
-    """The numerator and the two denominators of P and R, as float64:
+    """The numerator and the two denominators of P and R, as new float64 arrays:
     ``(lcs + bonus, len(cand) + bonus, len(ref) + bonus)``."""
-    return (np.asarray(lcs, dtype=np.float64) + bonus, np.asarray(cand_len, dtype=np.float64) + bonus,
-            np.asarray(ref_len, dtype=np.float64) + bonus)
+    out = tuple(np.array(x, dtype=np.float64) for x in (lcs, cand_len, ref_len))
+    if np.ndim(bonus) == 0 and bonus == 0:  # counts are >= 0: adding 0.0 changes no bit
+        return out
+    return tuple(x + bonus for x in out)
 
 
 def _ratio(num, den):
-    """num / den, 0 where den is 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    """num / den, 0 where den is not positive."""
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def ratios(num, pd, rd):
+    """P = num / pd and R = num / rd (0 where a denominator is 0) from :func:`pair_counts`."""
+    return _ratio(num, pd), _ratio(num, rd)
 
 
 def precision_recall(lcs, cand_len, ref_len, bonus=0.0):
     """P = (lcs + bonus) / (len(cand) + bonus), R likewise; 0 where a denominator is 0."""
-    num, pd, rd = pair_counts(lcs, cand_len, ref_len, bonus)
-    return _ratio(num, pd), _ratio(num, rd)
+    return ratios(*pair_counts(lcs, cand_len, ref_len, bonus))
 
 
 def f_gamma(p, r, gamma: float = 1.2) -> np.ndarray:

@@ -265,3 +265,31 @@ def test_compute_preset_and_overrides():
     for bad in ("nosuch", "./rouge155.yaml", 3):
         with pytest.raises(ConfigError, match="preset must be one of"):
             compute(cand, refs, preset=bad)
+
+
+def test_precision_recall_is_the_plain_ratio_bit_for_bit():
+    """P and R are (hits + bonus) / (size + bonus), 0 where the size is 0, as a plain Python
+    division gives them (every bit: the masked numpy division must not change a value), for
+    int and float inputs, scalar and per-pair bonuses, broadcast shapes (rouge_l_matrix's)."""
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        n = int(rng.integers(1, 200))
+        hits = rng.integers(0, 30, n)
+        cand, ref = hits + rng.integers(0, 30, n), hits + rng.integers(0, 30, n)
+        cand[rng.random(n) < 0.2] = 0
+        ref[rng.random(n) < 0.2] = 0
+        hits = np.minimum(hits, np.minimum(cand, ref))
+        for bonus in (0.0, 0, 0.5, rng.random(n)):
+            bs = np.broadcast_to(bonus, (n,))
+            p, r = scoring.precision_recall(hits, cand, ref, bonus)
+            pw = [(h + b) / (c + b) if c + b > 0 else 0.0 for h, c, b in zip(hits.tolist(), cand.tolist(), bs.tolist())]
+            rw = [(h + b) / (x + b) if x + b > 0 else 0.0 for h, x, b in zip(hits.tolist(), ref.tolist(), bs.tolist())]
+            assert p.tobytes() == np.array(pw).tobytes() and r.tobytes() == np.array(rw).tobytes()
+            num, pd, rd = scoring.pair_counts(hits.astype(np.float64), cand, ref, bonus)
+            p2, r2 = scoring.ratios(num, pd, rd)
+            assert p2.tobytes() == p.tobytes() and r2.tobytes() == r.tobytes()
+    q, c = np.array([[3.0], [0.0]]), np.array([[4.0, 0.0, 2.0]])
+    p, r = scoring.precision_recall(np.minimum(q, c), q, c)
+    assert p.shape == (2, 3) and p.tolist() == [[1.0, 0.0, 2 / 3], [0.0, 0.0, 0.0]]
+    src = np.arange(3.0)
+    assert scoring.pair_counts(src, src, src)[0] is not src  # new arrays, never the caller's
