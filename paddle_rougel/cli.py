@@ -527,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("state_files", nargs="+", metavar="STATE_FILE")
     m.add_argument("--config", help="check the states were made with this config")
     m.add_argument("--format", choices=("json", "table"), default="json")
+    _add_confidence(m)  # over the instances the states keep (score --confidence --save-state)
     m.set_defaults(func=_command("cli_merge", "cmd_merge"))
 
     from . import cli_report  # explain, report (cli_report.py)

@@ -3,7 +3,9 @@
 accumulator (named in the registry, :mod:`paddle_rougel.metrics`), which checks structure,
 settings, field names, shapes and values.  The scores print as ``score`` / ``dureader`` print them
 (a ROUGE type's F, P and R: :func:`paddle_rougel.cli._type_scores`), in the first file's order (the
-order of the ``--rouge-types`` that made it).
+order of the ``--rouge-types`` that made it).  ``--confidence [LEVEL]`` draws ``score
+--confidence``'s interval of each score over the instances the states keep (written by ``score
+--confidence --save-state``), the files' instances in their order.
 """
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from typing import Any, Dict, List, Tuple
 
 from . import __version__
 from .accumulators import from_state
-from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _oneline, _pct, _print_result,
-                  _read_json, _type_scores)
+from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _ci_signature, _oneline, _pct,
+                  _print_result, _read_json, _scores_result, _type_scores)
 from .config import read_config
 from .metrics import METRICS
 
@@ -54,8 +56,9 @@ def _state_key(state: dict) -> str:
 
 
 def _split_engine(sig: str) -> Tuple[str, List[str]]:
-    """The settings part of a signature, and the engines named in it (never compared)."""
-    parts = sig.split("|")
+    """The settings part of a signature, and the engines named in it (never compared).  A
+    ``ci:`` part (the interval ``score --confidence`` drew) changes no state: left out too."""
+    parts = [p for p in sig.split("|") if not p.startswith("ci:")]
     return ("|".join(p for p in parts if not p.startswith("engine:")),
             [p[len("engine:"):] for p in parts if p.startswith("engine:")])
 
@@ -101,7 +104,7 @@ def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
 
 def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
     """The scores as the command that wrote the states prints them (``score``: each type's F, P
-    and R; ``dureader``: ROUGE-L and BLEU-4), x100."""
+    and R; ``dureader``: ROUGE-L and BLEU-4), 0-1."""
     result: Dict[str, float] = {}
     for acc in accs.values():
         name = acc.label
@@ -112,7 +115,7 @@ def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
         except OverflowError as e:
             raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
     _check_finite(result, "the states' sums or settings are out of range")
-    return {k: _pct(v) for k, v in result.items()}
+    return result
 
 
 def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
@@ -150,6 +153,14 @@ def cmd_merge(args) -> int:
     signature = _merge_signature(metrics, sigs)
     if args.config:
         _check_merge_config(metrics, args.config)
-    result = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
-    _print_result(args, result, args.format, signature, [f"merged {len(files)} state files"])
+    scores = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
+    if args.confidence is None:
+        result, fmt = {k: _pct(v) for k, v in scores.items()}, args.format
+    else:  # as score --confidence: each score's interval over the states' instances (in file order)
+        by_label = {acc.label: acc for acc in metrics.values()}
+        result, fmt = _scores_result(args, by_label, {name: scores[name] for name in by_label})
+        parts = signature.split("|")  # score's place for it: before the version
+        at = next((i for i, x in enumerate(parts) if x.startswith("v:")), len(parts))
+        signature = "|".join(parts[:at] + _ci_signature(args) + parts[at:])
+    _print_result(args, result, fmt, signature, [f"merged {len(files)} state files"])
     return 0

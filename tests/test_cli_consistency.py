@@ -105,6 +105,40 @@ def test_merged_precision_and_recall_are_the_oracles(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["json", "table"])
+def test_merge_confidence_of_halves_is_score_confidence_on_the_whole(capsys, tmp_path, fmt):
+    """merge --confidence draws the interval score --confidence draws on all the data (the same
+    instances in the same order, the same resamples and seed), byte for byte; the halves' own
+    ci: signature parts do not stop the merge; states without instances are refused by name."""
+    p, _, _ = text_files(tmp_path, n=30)
+    base = ["--tokenize", "whitespace", "--rouge-types", "rouge2,rougeL", "--format", fmt]
+    ci = ["--confidence", "0.9", "--resamples", "300", "--seed", "4"]
+    states = []
+    for k, ci_k in (("1", ["--confidence"]), ("2", ["--confidence", "0.99", "--resamples", "250"])):
+        st = tmp_path / f"s{k}.json"
+        rc, _, err = run(capsys, "score", "--hyp", p["h" + k], "--ref", p["r" + k], *base, *ci_k, "--save-state", st)
+        assert rc == 0, err
+        states.append(st)
+    rc, whole, err = run(capsys, "score", "--hyp", p["h"], "--ref", p["r"], *base, *ci)
+    assert rc == 0, err
+    rc, merged, err = run(capsys, "merge", *states, "--format", fmt, *ci)
+    assert rc == 0, err
+    assert merged == whole
+    if fmt == "json":
+        got = json.loads(merged)
+        assert list(got) == ["ROUGE-2", "ROUGE-L"] and all(v["low"] <= v["score"] <= v["high"] for v in got.values())
+    rc, plain, err = run(capsys, "merge", *states, "--format", fmt)  # no interval: score's P, R, F
+    assert rc == 0, err
+    assert plain == run(capsys, "score", "--hyp", p["h"], "--ref", p["r"], *base)[1]
+    bare = []
+    for k in ("1", "2"):
+        st = tmp_path / f"bare{k}.json"
+        assert run(capsys, "score", "--hyp", p["h" + k], "--ref", p["r" + k], *base, "--save-state", st)[0] == 0
+        bare.append(st)
+    rc, out, err = run(capsys, "merge", *bare, "--confidence")
+    assert rc == 2 and out == "" and "--confidence" in err and "ROUGE-2" in err, err
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
 def test_merge_of_dureader_states_prints_what_dureader_prints(capsys, tmp_path, fmt):
     lines = open(REF, encoding="utf-8").read().splitlines(True)
     states = []
