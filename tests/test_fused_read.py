@@ -326,3 +326,15 @@ def test_an_error_leaves_every_accumulator_as_it_was(fail, use_backend):
     score_all(fresh, cands[:20], refs[:20])
     score_all(fresh, cands[20:], refs[20:], base=20)
     assert _state(accs) == _state(fresh)
+
+
+def test_each_metric_scores_its_own_figures_only():
+    """ROUGE-L and ROUGE-N share how inputs are read (TextPrfAccumulator), not each other's
+    scoring: a ROUGE-N accumulator has no score_lcs and ROUGE-L none of score_counts, so
+    _score_jobs can never hand an LCS to ROUGE-N or counts to ROUGE-L."""
+    from paddle_rougel.metrics.rouge_l import RougeLAccumulator, TextPrfAccumulator
+    from paddle_rougel.metrics.rouge_n import RougeNAccumulator
+
+    assert issubclass(RougeNAccumulator, TextPrfAccumulator) and issubclass(RougeLAccumulator, TextPrfAccumulator)
+    assert not issubclass(RougeNAccumulator, RougeLAccumulator)
+    assert not hasattr(RougeNAccumulator, "score_lcs") and not hasattr(RougeLAccumulator, "score_counts")

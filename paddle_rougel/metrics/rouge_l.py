@@ -32,7 +32,7 @@ from ..settings import SettingsError, Weighted, _opt_id, text_of, weighting_of
 from ..text import TextSettings
 from .spec import MetricSpec
 
-__all__ = ["RougeLSettings", "RougeLAccumulator", "RougeL", "rouge_l", "RougeLOutput", "SPEC"]
+__all__ = ["RougeLSettings", "TextPrfAccumulator", "RougeLAccumulator", "RougeL", "rouge_l", "RougeLOutput", "SPEC"]
 
 
 # ----------------------------------------------------------------- settings
@@ -83,25 +83,12 @@ def rouge_from_options(values: dict) -> RougeLSettings:
 
 # --------------------------------------------------------------- accumulator
 
-class RougeLAccumulator(PrfAccumulator):
-    """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
+class TextPrfAccumulator(PrfAccumulator):
+    """Per-pair (hits, candidate size, reference size) scored as P, R, F from texts or token lists:
+    what ROUGE-L and ROUGE-N share (their inputs as ``compute`` gives them, the network-output
+    path's ``add_lcs``); each says in ``_score`` what the hits are."""
 
     reads_words = True  # batches may keep strs for the C word reader (inputs.make_batch(words=True))
-
-    def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
-        return None  # the DuReader subclass adds its bonus here
-
-    def _score(self, batch: Batch):
-        return self.score_lcs(engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words), batch)
-
-    def score_lcs(self, res: engine.LcsResult, batch: Batch):
-        """Field increments and per-instance result from the batch's ``engine.LcsResult``
-        (``compute`` reads it with ROUGE-N's counts in one pass and hands it here)."""
-        bonus = self._pair_bonus(res, batch)
-        s = self._prf(res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
-                      0.0 if bonus is None else bonus)
-        local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
-        return self._deltas(s), local
 
     def compute_batch(self, predictions: Sequence, references: Sequence, base: int = 0) -> Batch:
         """The batch of :func:`paddle_rougel.compute`'s inputs: each reference item one
@@ -118,13 +105,33 @@ class RougeLAccumulator(PrfAccumulator):
                           snapshot=False, base=base)
 
     def add_lcs(self, lcs, cand_len, ref_len) -> scoring.Score:
-        """Fold per-instance (lcs, cand_len, ref_len) of one reference each (the device path)."""
+        """Fold per-instance (hits, cand_len, ref_len) of one reference each (the device path:
+        ROUGE-L's LCS, ROUGE-N's clipped n-gram matches and n-gram counts)."""
         p, r = scoring.precision_recall(lcs, cand_len, ref_len)
         s = scoring.Score(p, r, self.settings.f(p, r))
         with self._lock:
             self.flush()
             self._fold(self._deltas(s), (s, None))
         return s
+
+
+class RougeLAccumulator(TextPrfAccumulator):
+    """Mean per-instance ROUGE-L F (and macro P, R): sums of P, R, F and the count."""
+
+    def _pair_bonus(self, res: engine.LcsResult, batch: Batch):
+        return None  # the DuReader subclass adds its bonus here
+
+    def _score(self, batch: Batch):
+        return self.score_lcs(engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words), batch)
+
+    def score_lcs(self, res: engine.LcsResult, batch: Batch):
+        """Field increments and per-instance result from the batch's ``engine.LcsResult``
+        (``compute`` reads it with ROUGE-N's counts in one pass and hands it here)."""
+        bonus = self._pair_bonus(res, batch)
+        s = self._prf(res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
+                      0.0 if bonus is None else bonus)
+        local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
+        return self._deltas(s), local
 
 
 def _ref_list(pred: Any, refs: Any, i: int) -> Any:

@@ -37,7 +37,7 @@ from ..ngrams import ngram_overlap
 from ..scoring import Score
 from ..settings import Option, SettingsError, _bool, text_of, weighting_of
 from ..text import TextSettings
-from .rouge_l import RougeL, RougeLAccumulator, RougeLSettings
+from .rouge_l import RougeL, RougeLSettings, TextPrfAccumulator
 from .spec import MetricSpec
 
 __all__ = ["RougeNSettings", "RougeNAccumulator", "RougeN", "rouge_n", "MAX_N", "NGRAM_OPTIONS", "SPEC"]
@@ -85,7 +85,7 @@ def rouge_n_from_options(values: dict) -> RougeNSettings:
     return RougeNSettings(text=text_of(values), **weighting_of(values), **kw)
 
 
-class RougeNAccumulator(RougeLAccumulator):
+class RougeNAccumulator(TextPrfAccumulator):
     """Mean per-instance ROUGE-N F (and macro P, R): the state of ROUGE-L (P, R, F sums, count).
     ``add_lcs`` (the network-output path) folds (hits, candidate n-grams, reference n-grams)."""
 
