@@ -53,7 +53,8 @@ typedef struct {
     int64_t *bounds;            /* its words' first and last byte: starts, then ends */
     uint8_t *narrow;            /* one word of a 2- or 4-byte text as bytes */
     int32_t *b32;               /* the AVX-512 reader's starts and ends (a text under WORDS_V_MAX bytes) */
-    size_t w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap, b32_cap;
+    uint64_t *keys;             /* and its words' keys, key2s, hashes and lengths (cand_ids_v) */
+    size_t keys_cap, w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap, b32_cap;
     int simd;                   /* the AVX-512 reader (words_simd_available and not b->no_simd) */
     Slot *map;                  /* open addressing with generation stamps */
     uint32_t gen;
@@ -65,7 +66,7 @@ typedef struct {
 
 static void wwork_free(WWork *w) {
     free(w->w); free(w->ids); free(w->ref_len); free(w->bits); free(w->low); free(w->bounds);
-    free(w->narrow); free(w->map); free(w->b32);
+    free(w->narrow); free(w->map); free(w->b32); free(w->keys);
     lcs_scratch_free(&w->s);
     rougen_scratch_free(&w->rs);
 }
@@ -421,35 +422,6 @@ WORDS_AVX512 static inline Keys8 keys8_v(const uint8_t *low, const int32_t *S, c
     return r;
 }
 
-/* scan1 by the lanes */
-WORDS_AVX512 static int64_t scan1_v(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
-    int64_t ns;
-    const int32_t *S = bounds_v(w, b, t, &ns);
-    if (!S) return -1;
-    const int32_t *E = S + (t->len + 1) / 2 + 40;
-    const uint8_t *low = w->low;
-    for (int64_t j = 0; j < ns; j += 8) {
-        const int64_t cnt = ns - j < 8 ? ns - j : 8;
-        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
-        uint64_t C[8], D[8], H[8], N[8];
-        _mm512_storeu_si512((void *)C, K.c);
-        _mm512_storeu_si512((void *)D, K.d);
-        _mm512_storeu_si512((void *)H, K.h);
-        _mm512_storeu_si512((void *)N, K.n);
-        for (int64_t l = 0; l < cnt; l++) {
-            Word *x = &out[j + l];
-            x->key = C[l];
-            x->key2 = D[l];
-            x->hash = H[l];
-            x->t = t;
-            x->start = S[j + l];
-            x->len = (int64_t)N[l];
-            x->exact = N[l] <= 16;
-            if (N[l] > 16) word_bytes(low + x->start, x->len, x);
-        }
-    }
-    return ns;
-}
 #endif
 
 int words_simd_available(void) {
@@ -466,9 +438,6 @@ int words_simd_available(void) {
 /* Words of text t appended at out (room reserved: (len + 1) / 2 + 1); returns how many, or -1. */
 static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
     const int fold = b->fold;
-#ifdef WORDS_X86
-    if (t->kind == 1 && w->simd && t->len < WORDS_V_MAX) return scan1_v(w, b, t, out);
-#endif
     if (t->kind == 1) return scan1(w, b, t, out);
     /* 2- and 4-byte texts: code point by code point; a word of code points < 256 hashes as
      * its bytes would (it may equal a word of a 1-byte text), any other with its code points */
@@ -614,7 +583,91 @@ WORDS_AVX512 static int64_t ref_ids_v(WWork *w, const WordsBatch *b, const WordT
     }
     return ns;
 }
+
+/* The ids of the ns words of a 1-byte text found by bounds_v (S: its starts; w->low its
+ * folded copy still) as cand_id gives them, the words being w->w[base ..] (only those over
+ * 16 bytes are written there: the table's representatives that word_eq reads); the keys by
+ * the lanes, the table step per word. */
+WORDS_AVX512 static int cand_ids_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns, size_t base,
+                                   uint32_t *ids, int fold, uint32_t *k) {
+    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const uint8_t *low = w->low;
+    /* the keys first, in a loop of their own: a missed branch of the table steps would
+     * flush their gathers and multiplies in flight */
+    const size_t room = (size_t)ns + 8;
+    if (grow((void **)&w->keys, &w->keys_cap, 4 * room, sizeof(uint64_t)) < 0) return -1;
+    uint64_t *C = w->keys, *D = C + room, *H = D + room, *N = H + room;
+    for (int64_t j = 0; j < ns; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
+        _mm512_storeu_si512((void *)(C + j), K.c);
+        _mm512_storeu_si512((void *)(D + j), K.d);
+        _mm512_storeu_si512((void *)(H + j), K.h);
+        _mm512_storeu_si512((void *)(N + j), K.n);
+    }
+    const size_t mask = w->mcap - 1;
+    const uint32_t gen = w->gen;
+    for (int64_t j = 0; j < ns; j++) {
+        const size_t xi = base + (size_t)j;
+        if (__builtin_expect(N[j] > 16, 0)) {
+            Word *x = &w->w[xi];
+            x->t = t;
+            x->start = S[j];
+            x->len = (int64_t)N[j];
+            word_bytes(low + x->start, x->len, x);
+            ids[j] = cand_id(w, xi, fold, k);
+            continue;
+        }
+        Slot *s = &w->map[(size_t)H[j] & mask];  /* the first probe inline: mostly decides */
+        if (s->stamp == gen) {
+            if ((s->key == C[j]) & (s->key2 == D[j]) & (s->tag == (uint32_t)N[j])) {
+                ids[j] = s->id;
+                continue;
+            }
+            size_t h = (size_t)H[j] & mask;
+            while (w->map[h].stamp == gen &&
+                   !((w->map[h].key == C[j]) & (w->map[h].key2 == D[j]) & (w->map[h].tag == (uint32_t)N[j])))
+                h = (h + 1) & mask;
+            s = &w->map[h];
+        }
+        if (s->stamp != gen) {
+            s->stamp = gen;
+            s->key = C[j];
+            s->key2 = D[j];
+            s->tag = (uint32_t)N[j];
+            s->rep = (uint32_t)xi;
+            s->id = ++*k;
+        }
+        ids[j] = s->id;
+    }
+    return 0;
+}
 #endif
+
+/* Text t's words as candidate words (their ids by cand_id), in two steps so that the table
+ * can be sized between them: words_scan finds them (w->w[base ..], or for the AVX-512 reader
+ * their starts at *S, the rest kept in w), returns how many, or -1; words_cand_ids then gives
+ * them their ids at ids (nothing else may read a text in between). */
+static int64_t words_scan(WWork *w, const WordsBatch *b, const WordText *t, size_t base, const int32_t **S) {
+    *S = NULL;
+#ifdef WORDS_X86
+    if (t->kind == 1 && w->simd && t->len < WORDS_V_MAX) {
+        int64_t ns;
+        return (*S = bounds_v(w, b, t, &ns)) ? ns : -1;
+    }
+#endif
+    return scan(w, b, t, w->w + base);
+}
+
+static int words_cand_ids(WWork *w, const WordsBatch *b, const WordText *t, const int32_t *S, int64_t cnt,
+                          size_t base, uint32_t *k) {
+#ifdef WORDS_X86
+    if (S) return cand_ids_v(w, t, S, cnt, base, w->ids + base, b->fold, k);
+#endif
+    (void)t; (void)S;
+    for (size_t p = base; p < base + (size_t)cnt; p++) w->ids[p] = cand_id(w, p, b->fold, k);
+    return 0;
+}
 
 /* Every word of instance i's references stored after the candidate's and given an id (new
  * ones above the candidate's k), as distinct n-gram counts need; q: words so far (in: the
@@ -622,14 +675,14 @@ WORDS_AVX512 static int64_t ref_ids_v(WWork *w, const WordsBatch *b, const WordT
 static int64_t all_ids(WWork *w, const WordsBatch *b, size_t i, size_t *q, uint32_t k) {
     const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
     for (int64_t t = t0 + 1; t < t1; t++) {
-        const int64_t cnt = scan(w, b, &b->texts[t], w->w + *q);
-        if (cnt < 0) return -1;
+        const int32_t *S;
+        const int64_t cnt = words_scan(w, b, &b->texts[t], *q, &S);
+        if (cnt < 0 || (uint64_t)*q + (uint64_t)cnt > UINT32_MAX - 1) return -1;
+        if (words_cand_ids(w, b, &b->texts[t], S, cnt, *q, &k) < 0) return -1;
         b->words[t] = cnt;
         w->ref_len[t - t0 - 1] = cnt;
         *q += (size_t)cnt;
     }
-    if ((uint64_t)*q > UINT32_MAX - 1) return -1;
-    for (size_t p = (size_t)b->words[t0]; p < *q; p++) w->ids[p] = cand_id(w, p, b->fold, &k);
     return k;
 }
 
@@ -645,14 +698,15 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
         grow((void **)&w->w, &w->w_cap, cand_most + 1, sizeof(Word)) < 0)
         return -1;
     /* the candidate's words (kept: they are the table's representatives), then their ids */
-    const int64_t n = scan(w, b, &b->texts[t0], w->w);
+    const int32_t *S;
+    const int64_t n = words_scan(w, b, &b->texts[t0], 0, &S);
     if (n < 0) return -1;
     if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
     b->words[t0] = n;
     uint32_t k = 0;
     if (map_reserve(w, every ? most : (size_t)n) < 0) return -1;
     if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
-    for (int64_t p = 0; p < n; p++) w->ids[p] = cand_id(w, (size_t)p, b->fold, &k);
+    if (words_cand_ids(w, b, &b->texts[t0], S, n, 0, &k) < 0) return -1;
     size_t q = (size_t)n;
     int64_t V = k;  /* ids 1..V (ids above k: words the candidate lacks) */
     if (every) {
