@@ -609,6 +609,7 @@ WORDS_AVX512 static int cand_ids_v(WWork *w, const WordText *t, const int32_t *S
     const uint32_t gen = w->gen;
     for (int64_t j = 0; j < ns; j++) {
         const size_t xi = base + (size_t)j;
+        __builtin_prefetch(&w->map[(size_t)H[j + 8 < ns ? j + 8 : j] & mask]);
         if (__builtin_expect(N[j] > 16, 0)) {
             Word *x = &w->w[xi];
             x->t = t;
