@@ -622,7 +622,7 @@ done:
 
 PyDoc_STRVAR(lcs_words_doc,
 "lcs_words(cands, ref_lists, mode, fold=False, threads=1, one_ref=False, orders=None, distinct=False,\n"
-"          lcs=True) -> (lcs, cand_len, ref_len, ref_count[, hits, cand_grams, ref_grams]) or None\n\n"
+"          lcs=True, simd=-1) -> (lcs, cand_len, ref_len, ref_count[, hits, cand_grams, ref_grams]) or None\n\n"
 "lcs_batch on the words of str texts, read in C: mode 0 is str.split(), mode 1\n"
 "rouge-score's tokenizer (lowercase, runs of [a-z0-9]; fold is then implied).\n"
 "fold: compare lowercased (str.lower() first; whitespace mode with lowercase).\n"
@@ -630,19 +630,22 @@ PyDoc_STRVAR(lcs_words_doc,
 "tuple of str (one_ref: a str, its only reference).  None (nothing computed)\n"
 "unless every item has those exact types.\n"
 "Lengths count words.  orders: also the ROUGE-N counts of the same words, as\n"
-"rouge_n(..., orders, distinct) returns them; lcs=False: no LCS (lcs all 0).");
+"rouge_n(..., orders, distinct) returns them; lcs=False: no LCS (lcs all 0).\n"
+"simd: 0 the portable reader, else (-1 or a level this CPU runs) the AVX-512 one\n"
+"where the CPU has it; the same results either way.");
 
 static int py_is_space(uint32_t c) { return Py_UNICODE_ISSPACE((Py_UCS4)c); }
 
 static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", "one_ref", "orders", "distinct", "lcs",
-                             NULL};
+                             "simd", NULL};
     PyObject *cands, *lists, *result = NULL, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *rc_o = NULL;
     PyObject *orders_in = Py_None, *h_o = NULL, *cg_o = NULL, *rg_o = NULL;
-    int mode, fold = 0, threads = 1, one_ref = 0, distinct = 0, with_lcs = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pipOpp", kwlist, &cands, &lists, &mode, &fold, &threads,
-                                     &one_ref, &orders_in, &distinct, &with_lcs))
+    int mode, fold = 0, threads = 1, one_ref = 0, distinct = 0, with_lcs = 1, simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pipOppi", kwlist, &cands, &lists, &mode, &fold, &threads,
+                                     &one_ref, &orders_in, &distinct, &with_lcs, &simd))
         return NULL;
+    if (!simd_ok("lcs_words", simd)) return NULL;
     if (mode != WORDS_SPLIT && mode != WORDS_ALNUM) {
         PyErr_SetString(PyExc_ValueError, "lcs_words: mode must be 0 (split) or 1 (rouge_score)");
         return NULL;
@@ -718,7 +721,8 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(T - N, &rl)) ||
         !(rc_o = int64_array(N, &rc)))
         goto done;
-    WordsBatch W = {texts, inst, mode, fold, py_is_space, with_lcs ? out : NULL, words, NULL, {NULL, NULL, NULL}};
+    WordsBatch W = {texts, inst, mode, fold, py_is_space, with_lcs ? out : NULL, words, NULL, {NULL, NULL, NULL},
+                    simd == 0};
     if (spec.orders) {
         W.ngram = &spec;
         if (!(h_o = int64_array((T - N) * spec.K, &W.ngram_out.hits)) ||

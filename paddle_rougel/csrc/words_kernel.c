@@ -17,6 +17,7 @@
  */
 #include "words_kernel.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +52,10 @@ typedef struct {
     uint8_t *low;               /* that text's bytes, folded when fold, then 16 zero bytes */
     int64_t *bounds;            /* its words' first and last byte: starts, then ends */
     uint8_t *narrow;            /* one word of a 2- or 4-byte text as bytes */
-    size_t w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap;
+    int32_t *b32;               /* the AVX-512 reader's starts and ends (a text under WORDS_V_MAX bytes) */
+    uint64_t *keys;             /* and its words' keys, key2s, hashes and lengths (cand_ids_v) */
+    size_t keys_cap, w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap, b32_cap;
+    int simd;                   /* the AVX-512 reader (words_simd_available and not b->no_simd) */
     Slot *map;                  /* open addressing with generation stamps */
     uint32_t gen;
     size_t mcap;
@@ -62,7 +66,7 @@ typedef struct {
 
 static void wwork_free(WWork *w) {
     free(w->w); free(w->ids); free(w->ref_len); free(w->bits); free(w->low); free(w->bounds);
-    free(w->narrow); free(w->map);
+    free(w->narrow); free(w->map); free(w->b32); free(w->keys);
     lcs_scratch_free(&w->s);
     rougen_scratch_free(&w->rs);
 }
@@ -297,6 +301,140 @@ static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out
     return ns;
 }
 
+/* ---- the AVX-512 reader of 1-byte texts (run-time dispatch: words_simd_available) ----
+ * The same words, keys and hashes as bitmap1, scan1 and word_short compute (word_short is
+ * the definition; these lanes compute it eight words at a time): the bitmap from one 64-byte
+ * compare per block; each block's word starts and ends by compressing the byte positions
+ * 0..63 under the start and end masks (register form); the key, key2 and hash of eight words
+ * from two gathers at their starts, masked by their lengths.  A word over 16 bytes (rare)
+ * goes through word_bytes.  Positions are int32: texts of WORDS_V_MAX bytes or more take the
+ * portable reader. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && defined(__SSE2__)
+#define WORDS_X86 1
+#include <immintrin.h>
+#define WORDS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,popcnt")))
+#define WORDS_V_MAX ((int64_t)1 << 30)
+
+WORDS_AVX512 static inline uint64_t classify64_v(const WordsBatch *b, const uint8_t *p, uint8_t *out) {
+    const __m512i x = _mm512_loadu_si512((const void *)p);
+    __m512i copy = x;
+    if (b->fold)  /* A-Z: + 0x20 */
+        copy = _mm512_mask_add_epi8(x, _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8('A')),
+                                                               _mm512_set1_epi8(26)),
+                                    x, _mm512_set1_epi8(0x20));
+    _mm512_storeu_si512((void *)out, copy);
+    if (b->mode == WORDS_ALNUM) {  /* [0-9a-z], and A-Z (the mode folds) */
+        const __m512i low = _mm512_or_si512(x, _mm512_set1_epi8(0x20));
+        const __mmask64 a = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(low, _mm512_set1_epi8('a')), _mm512_set1_epi8(26));
+        const __mmask64 d = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8('0')), _mm512_set1_epi8(10));
+        return (uint64_t)(a | d);
+    }
+    /* not whitespace: \t-\r, \x1c-space, \x85, \xa0 */
+    const __mmask64 c = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8(9)), _mm512_set1_epi8(5));
+    const __mmask64 f = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8(0x1c)), _mm512_set1_epi8(5));
+    const __mmask64 n = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8((char)0x85)) |
+                        _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8((char)0xA0));
+    return ~(uint64_t)(c | f | n);
+}
+
+/* bitmap1 with classify64_v */
+WORDS_AVX512 static uint64_t *bitmap1_v(WWork *w, const WordsBatch *b, const WordText *t) {
+    const uint8_t *p = (const uint8_t *)t->data;
+    const int64_t len = t->len, nb = (len + 63) / 64;
+    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0 ||
+        grow((void **)&w->low, &w->low_cap, 64 * (size_t)nb + 16, 1) < 0)
+        return NULL;
+    uint64_t *bits = w->bits + 1;
+    bits[-1] = 0;
+    for (int64_t k = 0; k + 1 < nb; k++) bits[k] = classify64_v(b, p + 64 * k, w->low + 64 * k);
+    if (nb > 0) {  /* the last bytes: from a zero-padded copy, bits above n cleared */
+        const int64_t at = 64 * (nb - 1), n = len - at;
+        uint8_t tail[64];
+        memset(tail, 0, sizeof(tail));
+        memcpy(tail, p + at, (size_t)n);
+        bits[nb - 1] = classify64_v(b, tail, w->low + at) & (~(uint64_t)0 >> (64 - n));
+    }
+    bits[nb] = 0;
+    memset(w->low + 64 * nb, 0, 16);
+    return bits;
+}
+
+/* The words of a 1-byte text (len < WORDS_V_MAX): its bitmap and folded copy (w->bits,
+ * w->low), the k-th word's first byte at S[k] and last at E[k] (S = w->b32, E after it:
+ * returned); the count at *ns, or NULL when out of memory. */
+WORDS_AVX512 static int32_t *bounds_v(WWork *w, const WordsBatch *b, const WordText *t, int64_t *ns_out) {
+    static const uint8_t iota_b[64] = {
+        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    const uint64_t *bits = bitmap1_v(w, b, t);
+    if (!bits) return NULL;
+    const int64_t len = t->len, nb = (len + 63) / 64, most = (len + 1) / 2;
+    /* each block writes 32 positions (it has at most 32 starts and 32 ends) */
+    if (grow((void **)&w->b32, &w->b32_cap, 2 * (size_t)most + 80, sizeof(int32_t)) < 0) return NULL;
+    int32_t *S = w->b32, *E = w->b32 + most + 40;
+    const __m512i iota = _mm512_loadu_si512((const void *)iota_b);
+    int64_t ns = 0, ne = 0;
+    for (int64_t k = 0; k < nb; k++) {
+        const uint64_t m = bits[k];
+        const uint64_t ms = m & ~((m << 1) | (bits[k - 1] >> 63)), me = m & ~((m >> 1) | (bits[k + 1] << 63));
+        const __m512i base = _mm512_set1_epi32((int)(64 * k));
+        const __m512i cs = _mm512_maskz_compress_epi8((__mmask64)ms, iota);
+        const __m512i ce = _mm512_maskz_compress_epi8((__mmask64)me, iota);
+        _mm512_storeu_si512((void *)(S + ns), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(cs)), base));
+        _mm512_storeu_si512((void *)(S + ns + 16),
+                            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(cs, 1)), base));
+        _mm512_storeu_si512((void *)(E + ne), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(ce)), base));
+        _mm512_storeu_si512((void *)(E + ne + 16),
+                            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(ce, 1)), base));
+        ns += _mm_popcnt_u64(ms);
+        ne += _mm_popcnt_u64(me);
+    }
+    *ns_out = ns;
+    return S;
+}
+
+/* word_short of the words S[l] .. E[l], l < 8 where live: key (c), key2 (d), hash (h) and
+ * length (n) in lanes (right for lengths up to 16). */
+typedef struct { __m512i c, d, h, n; __m256i s; } Keys8;
+
+WORDS_AVX512 static inline Keys8 keys8_v(const uint8_t *low, const int32_t *S, const int32_t *E, __mmask8 live) {
+    Keys8 r;
+    const __m512i zero = _mm512_setzero_si512(), ones = _mm512_set1_epi64(-1), eight = _mm512_set1_epi64(8),
+                  k64 = _mm512_set1_epi64(64), M = _mm512_set1_epi64((long long)HASH_MUL);
+    r.s = _mm256_maskz_loadu_epi32(live, S);
+    const __m256i e = _mm256_maskz_loadu_epi32(live, E);
+    const __m512i n = _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm256_sub_epi32(e, r.s)), _mm512_set1_epi64(1));
+    const __m512i n0 = _mm512_min_epi64(n, eight);
+    const __m512i n1 = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(n, eight), zero), eight);
+    const __m512i c = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)low, 1),
+                                       _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n0, 3))));
+    const __m512i d = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)(low + 8), 1),
+                                       _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n1, 3))));
+    const __m512i h0 = _mm512_xor_si512(_mm512_mullo_epi64(n, M), c);
+    const __m512i h1 = _mm512_mullo_epi64(_mm512_xor_si512(_mm512_rol_epi64(h0, 5), d), M);
+    __m512i h = _mm512_mask_blend_epi64(_mm512_cmpgt_epi64_mask(n, eight), h0, h1);
+    h = _mm512_mullo_epi64(h, M);
+    r.c = c;
+    r.d = d;
+    r.h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
+    r.n = n;
+    return r;
+}
+
+#endif
+
+int words_simd_available(void) {
+#ifdef WORDS_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("popcnt");
+#else
+    return 0;
+#endif
+}
+
 /* Words of text t appended at out (room reserved: (len + 1) / 2 + 1); returns how many, or -1. */
 static int64_t scan(WWork *w, const WordsBatch *b, const WordText *t, Word *out) {
     const int fold = b->fold;
@@ -405,20 +543,147 @@ static inline __attribute__((always_inline)) uint32_t ref_id(const WWork *w, con
     return same ? s->id : 0;
 }
 
+#ifdef WORDS_X86
+/* The ids of a 1-byte text's words (len < WORDS_V_MAX) as references (ref_id) at ids: eight
+ * words a step, each looked up at its first probe by gathers; a lane that needs more (a used
+ * slot of another word, or a word over 16 bytes) by ref_id.  Returns how many, or -1. */
+WORDS_AVX512 static int64_t ref_ids_v(WWork *w, const WordsBatch *b, const WordText *t, uint32_t *ids) {
+    int64_t ns;
+    const int32_t *S = bounds_v(w, b, t, &ns);
+    if (!S) return -1;
+    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const uint8_t *low = w->low;
+    const char *mp = (const char *)w->map;
+    const __m512i hmask = _mm512_set1_epi64((long long)(w->mcap - 1)), lo32 = _mm512_set1_epi64(0xFFFFFFFFll),
+                  gen = _mm512_set1_epi64((long long)w->gen), zero = _mm512_setzero_si512(),
+                  sixteen = _mm512_set1_epi64(16);
+    for (int64_t j = 0; j < ns; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const __mmask8 live = (__mmask8)((1u << cnt) - 1);
+        const Keys8 K = keys8_v(low, S + j, E + j, live);
+        const __m512i off = _mm512_slli_epi64(_mm512_and_si512(K.h, hmask), 5);  /* sizeof(Slot) == 32 */
+        const __m512i sk = _mm512_mask_i64gather_epi64(zero, live, off, (const void *)(mp + offsetof(Slot, key)), 1);
+        const __m512i sk2 = _mm512_mask_i64gather_epi64(zero, live, off, (const void *)(mp + offsetof(Slot, key2)), 1);
+        const __m512i sid = _mm512_mask_i64gather_epi64(zero, live, off, (const void *)(mp + offsetof(Slot, stamp)), 1);
+        const __m512i stag = _mm512_mask_i64gather_epi64(zero, live, off, (const void *)(mp + offsetof(Slot, rep)), 1);
+        const __mmask8 used = _mm512_mask_cmpeq_epi64_mask(live, _mm512_and_si512(sid, lo32), gen);
+        const __mmask8 same = used & _mm512_cmpeq_epi64_mask(sk, K.c) & _mm512_cmpeq_epi64_mask(sk2, K.d) &
+                              _mm512_cmpeq_epi64_mask(_mm512_srli_epi64(stag, 32), K.n);
+        const __mmask8 easy = _mm512_cmple_epi64_mask(K.n, sixteen) & (same | (__mmask8)~used);
+        _mm256_mask_storeu_epi32((void *)(ids + j), live, _mm512_cvtepi64_epi32(_mm512_maskz_srli_epi64(same, sid, 32)));
+        for (unsigned hard = live & ~easy; hard; hard &= hard - 1) {
+            const int l = __builtin_ctz(hard);
+            Word x;
+            x.t = t;
+            x.start = S[j + l];
+            x.len = E[j + l] - S[j + l] + 1;
+            word_bytes(low + x.start, x.len, &x);
+            ids[j + l] = ref_id(w, &x, b->fold);
+        }
+    }
+    return ns;
+}
+
+/* The ids of the ns words of a 1-byte text found by bounds_v (S: its starts; w->low its
+ * folded copy still) as cand_id gives them, the words being w->w[base ..] (only those over
+ * 16 bytes are written there: the table's representatives that word_eq reads); the keys by
+ * the lanes, the table step per word. */
+WORDS_AVX512 static int cand_ids_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns, size_t base,
+                                   uint32_t *ids, int fold, uint32_t *k) {
+    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const uint8_t *low = w->low;
+    /* the keys first, in a loop of their own: a missed branch of the table steps would
+     * flush their gathers and multiplies in flight */
+    const size_t room = (size_t)ns + 8;
+    if (grow((void **)&w->keys, &w->keys_cap, 4 * room, sizeof(uint64_t)) < 0) return -1;
+    uint64_t *C = w->keys, *D = C + room, *H = D + room, *N = H + room;
+    for (int64_t j = 0; j < ns; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
+        _mm512_storeu_si512((void *)(C + j), K.c);
+        _mm512_storeu_si512((void *)(D + j), K.d);
+        _mm512_storeu_si512((void *)(H + j), K.h);
+        _mm512_storeu_si512((void *)(N + j), K.n);
+    }
+    const size_t mask = w->mcap - 1;
+    const uint32_t gen = w->gen;
+    for (int64_t j = 0; j < ns; j++) {
+        const size_t xi = base + (size_t)j;
+        __builtin_prefetch(&w->map[(size_t)H[j + 8 < ns ? j + 8 : j] & mask]);
+        if (__builtin_expect(N[j] > 16, 0)) {
+            Word *x = &w->w[xi];
+            x->t = t;
+            x->start = S[j];
+            x->len = (int64_t)N[j];
+            word_bytes(low + x->start, x->len, x);
+            ids[j] = cand_id(w, xi, fold, k);
+            continue;
+        }
+        Slot *s = &w->map[(size_t)H[j] & mask];  /* the first probe inline: mostly decides */
+        if (s->stamp == gen) {
+            if ((s->key == C[j]) & (s->key2 == D[j]) & (s->tag == (uint32_t)N[j])) {
+                ids[j] = s->id;
+                continue;
+            }
+            size_t h = (size_t)H[j] & mask;
+            while (w->map[h].stamp == gen &&
+                   !((w->map[h].key == C[j]) & (w->map[h].key2 == D[j]) & (w->map[h].tag == (uint32_t)N[j])))
+                h = (h + 1) & mask;
+            s = &w->map[h];
+        }
+        if (s->stamp != gen) {
+            s->stamp = gen;
+            s->key = C[j];
+            s->key2 = D[j];
+            s->tag = (uint32_t)N[j];
+            s->rep = (uint32_t)xi;
+            s->id = ++*k;
+        }
+        ids[j] = s->id;
+    }
+    return 0;
+}
+#endif
+
+/* Text t's words as candidate words (their ids by cand_id), in two steps so that the table
+ * can be sized between them: words_scan finds them (w->w[base ..], or for the AVX-512 reader
+ * their starts at *S, the rest kept in w), returns how many, or -1; words_cand_ids then gives
+ * them their ids at ids (nothing else may read a text in between). */
+static int64_t words_scan(WWork *w, const WordsBatch *b, const WordText *t, size_t base, const int32_t **S) {
+    *S = NULL;
+#ifdef WORDS_X86
+    if (t->kind == 1 && w->simd && t->len < WORDS_V_MAX) {
+        int64_t ns;
+        return (*S = bounds_v(w, b, t, &ns)) ? ns : -1;
+    }
+#endif
+    return scan(w, b, t, w->w + base);
+}
+
+static int words_cand_ids(WWork *w, const WordsBatch *b, const WordText *t, const int32_t *S, int64_t cnt,
+                          size_t base, uint32_t *k) {
+#ifdef WORDS_X86
+    if (S) return cand_ids_v(w, t, S, cnt, base, w->ids + base, b->fold, k);
+#endif
+    (void)t; (void)S;
+    for (size_t p = base; p < base + (size_t)cnt; p++) w->ids[p] = cand_id(w, p, b->fold, k);
+    return 0;
+}
+
 /* Every word of instance i's references stored after the candidate's and given an id (new
  * ones above the candidate's k), as distinct n-gram counts need; q: words so far (in: the
  * candidate's).  Returns the instance's distinct words, or -1. */
 static int64_t all_ids(WWork *w, const WordsBatch *b, size_t i, size_t *q, uint32_t k) {
     const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
     for (int64_t t = t0 + 1; t < t1; t++) {
-        const int64_t cnt = scan(w, b, &b->texts[t], w->w + *q);
-        if (cnt < 0) return -1;
+        const int32_t *S;
+        const int64_t cnt = words_scan(w, b, &b->texts[t], *q, &S);
+        if (cnt < 0 || (uint64_t)*q + (uint64_t)cnt > UINT32_MAX - 1) return -1;
+        if (words_cand_ids(w, b, &b->texts[t], S, cnt, *q, &k) < 0) return -1;
         b->words[t] = cnt;
         w->ref_len[t - t0 - 1] = cnt;
         *q += (size_t)cnt;
     }
-    if ((uint64_t)*q > UINT32_MAX - 1) return -1;
-    for (size_t p = (size_t)b->words[t0]; p < *q; p++) w->ids[p] = cand_id(w, p, b->fold, &k);
     return k;
 }
 
@@ -434,14 +699,15 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
         grow((void **)&w->w, &w->w_cap, cand_most + 1, sizeof(Word)) < 0)
         return -1;
     /* the candidate's words (kept: they are the table's representatives), then their ids */
-    const int64_t n = scan(w, b, &b->texts[t0], w->w);
+    const int32_t *S;
+    const int64_t n = words_scan(w, b, &b->texts[t0], 0, &S);
     if (n < 0) return -1;
     if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
     b->words[t0] = n;
     uint32_t k = 0;
     if (map_reserve(w, every ? most : (size_t)n) < 0) return -1;
     if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
-    for (int64_t p = 0; p < n; p++) w->ids[p] = cand_id(w, (size_t)p, b->fold, &k);
+    if (words_cand_ids(w, b, &b->texts[t0], S, n, 0, &k) < 0) return -1;
     size_t q = (size_t)n;
     int64_t V = k;  /* ids 1..V (ids above k: words the candidate lacks) */
     if (every) {
@@ -450,6 +716,16 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     } else {  /* each reference's words after the candidate's, then their ids */
         for (int64_t t = t0 + 1; t < t1; t++) {
             const WordText *x = &b->texts[t];
+#ifdef WORDS_X86
+            if (x->kind == 1 && w->simd && x->len < WORDS_V_MAX) {
+                const int64_t cnt = ref_ids_v(w, b, x, w->ids + q);
+                if (cnt < 0) return -1;
+                b->words[t] = cnt;
+                w->ref_len[t - t0 - 1] = cnt;
+                q += (size_t)cnt;
+                continue;
+            }
+#endif
             const size_t room = (size_t)n + (size_t)(x->len + 1) / 2 + 1;
             if (grow((void **)&w->w, &w->w_cap, room + 1, sizeof(Word)) < 0) return -1;
             const int64_t cnt = scan(w, b, x, w->w + n);
@@ -483,6 +759,7 @@ int words_range(void *ctx, size_t begin, size_t end) {
     WWork w;
     memset(&w, 0, sizeof(w));
     word_table(b, w.wc);
+    w.simd = !b->no_simd && words_simd_available();
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
         if (i + 2 < end)  /* the strs are scattered over the heap: fetch the next texts ahead */

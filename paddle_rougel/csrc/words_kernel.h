@@ -33,7 +33,11 @@ typedef struct {
     int64_t *words;             /* [T] out: words of each text */
     const RougeNSpec *ngram;    /* ROUGE-N counts of the same words too (NULL: none) */
     RougeNOut ngram_out;        /* (rougen_kernel.h) */
+    int no_simd;                /* 1: the portable reader even where AVX-512 runs (the same results) */
 } WordsBatch;
+
+/* Whether this CPU runs the AVX-512 word reader (AVX-512 F/BW/VL/DQ and VBMI2; 0 off x86). */
+int words_simd_available(void);
 
 /* Estimated work of instance i (for run_partitioned). */
 double words_cost(const WordsBatch *b, size_t i);
