@@ -190,11 +190,119 @@ static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32
     }
 }
 
+/* Dummy unigram ids of clipped12: a reference word the candidate lacks (id 0) gets
+ * k + 1 + (p mod SPREAD) instead, whose counts stay 0, so that runs of such words load and
+ * store different slots (one slot would chain every store to the next load). */
+#define SPREAD 8u
+
+/* Clipped counts of orders 1 and 2 only, when (k + 1 + SPREAD)^2 <= PAIR_TABLE: one pass over
+ * the candidate and one over each reference, no n-gram ids.  The candidate's counts live in
+ * the tables themselves: L[w] for word w, pair[x * W + y] for the bigram (x, y); each
+ * reference occurrence takes one off its slot unless it is 0 (a saturating decrement: no
+ * branch, no running sum), so the hits are what was taken: the candidate's n-grams minus
+ * what is left.  The candidate's bigram slots are listed (slot, their counts ccnt) to sum
+ * what is left, restore them for the next reference and clear them at the end (every other
+ * entry of pair stays 0). */
+static inline __attribute__((always_inline)) int
+clipped12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+               const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+               int64_t *ref_grams, const int one, const int two) {
+    const uint32_t D = k + 1, W = k + 1 + SPREAD;
+    const int K = spec->K;
+    if (two && !s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    if ((two && grow((void **)&s->cidx, &s->cidx_cap, 2 * (size_t)n + 2, sizeof(uint32_t)) < 0) ||
+        ids_reserve(s, W) < 0)
+        return -1;
+    uint32_t *restrict cnt = s->cnt, *restrict P = s->pair, *restrict slot = s->cidx, *restrict ccnt = slot + n + 1;
+    if (one) {
+        memset(cnt, 0, (size_t)W * sizeof(uint32_t));
+        if (!two) for (int64_t p = 0; p < n; p++) cnt[a[p]]++;
+        else if (n > 0) cnt[a[n - 1]]++;
+    }
+    uint32_t G2 = 0;  /* the candidate's distinct bigrams */
+    if (two) {
+        for (int64_t p = 0; p + 1 < n; p++) {
+            const uint32_t at = a[p] * W + a[p + 1], x = P[at];
+            if (one) cnt[a[p]]++;
+            slot[G2] = at;
+            G2 += x == 0;
+            P[at] = x + 1;
+        }
+        if (nrefs > 1)
+            for (uint32_t j = 0; j < G2; j++) ccnt[j] = P[slot[j]];
+    }
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        uint32_t *restrict L = cnt;  /* the last reference may use up the candidate's counts */
+        if (one && r + 1 < nrefs) L = (uint32_t *)memcpy(s->run, cnt, (size_t)W * sizeof(uint32_t));
+        if (m > 0) {
+            uint32_t prev = b[0] ? b[0] : D;
+            if (one) {
+                const uint32_t u = L[prev];
+                L[prev] = u - (u != 0);
+            }
+            for (int64_t p = 1; p < m; p++) {
+                /* v ? v : a dummy, as a mask from v - 1's sign (v <= k < 2^31): no flags, so no
+                 * branch, and no sbb (whose false dependency on its register chains iterations) */
+                const uint32_t v = b[p], none = (uint32_t)((int32_t)(v - 1) >> 31);
+                const uint32_t cur = two ? (v ? v : D + ((uint32_t)p & (SPREAD - 1))) : v | (none & (D + ((uint32_t)p & (SPREAD - 1))));
+                if (one) {
+                    const uint32_t x = L[cur];
+                    L[cur] = x - (x != 0);
+                }
+                if (two) {
+                    const uint32_t at = prev * W + cur, y = P[at];
+                    P[at] = y - (y != 0);
+                }
+                prev = cur;
+            }
+        }
+        uint64_t left1 = 0, left2 = 0;
+        if (one)
+            for (uint32_t w = 0; w < W; w++) left1 += L[w];
+        if (two) {
+            if (r + 1 < nrefs)
+                for (uint32_t j = 0; j < G2; j++) { left2 += P[slot[j]]; P[slot[j]] = ccnt[j]; }
+            else
+                for (uint32_t j = 0; j < G2; j++) { left2 += P[slot[j]]; P[slot[j]] = 0; }
+        }
+        for (int c = 0; c < K; c++) {
+            const int64_t o = spec->orders[c];
+            hits[r * K + c] = grams(n, o) - (int64_t)(o == 1 ? left1 : left2);
+            ref_grams[r * K + c] = grams(m, o);
+        }
+        b += m;
+    }
+    if (two && nrefs == 0)
+        for (uint32_t j = 0; j < G2; j++) P[slot[j]] = 0;
+    for (int c = 0; c < K; c++) cand_grams[c] = grams(n, spec->orders[c]);
+    return 0;
+}
+
+/* clipped12_body for the orders asked (1, 2 or both). */
+static int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+                     const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits,
+                     int64_t *cand_grams, int64_t *ref_grams) {
+    int one = 0, two = 0;
+    for (int c = 0; c < spec->K; c++) {
+        one |= spec->orders[c] == 1;
+        two |= spec->orders[c] == 2;
+    }
+    if (one && two) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
+    if (one) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
+    return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
+}
+
 int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                  const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
                  int64_t *ref_grams) {
     const int K = spec->K, distinct = spec->distinct;
     int64_t total_b = 0, longest = n, top = 0;
+    if (!distinct && ((uint64_t)k + 1 + SPREAD) * ((uint64_t)k + 1 + SPREAD) <= PAIR_TABLE) {
+        int low = 1;
+        for (int c = 0; c < K; c++) low &= spec->orders[c] <= 2;
+        if (low) return clipped12(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams);
+    }
     for (int64_t r = 0; r < nrefs; r++) {
         total_b += ref_len[r];
         if (ref_len[r] > longest) longest = ref_len[r];
