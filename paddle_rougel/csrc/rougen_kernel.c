@@ -195,6 +195,19 @@ static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32
  * store different slots (one slot would chain every store to the next load). */
 #define SPREAD 8u
 
+/* v, or dummy when v is 0, without a branch (the compilers' choice between a branch, which
+ * mispredicts, and a flag trick such as sbb, whose false dependency on its own register
+ * chains the iterations, is not theirs here). */
+static inline size_t or_dummy(uint32_t v, size_t dummy) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    size_t r = v;
+    __asm__("testl %k0, %k0\n\tcmovzq %1, %0" : "+r"(r) : "r"(dummy) : "cc");
+    return r;
+#else
+    return v ? (size_t)v : dummy;
+#endif
+}
+
 /* Clipped counts of orders 1 and 2 only, when (k + 1 + SPREAD)^2 <= PAIR_TABLE: one pass over
  * the candidate and one over each reference, no n-gram ids.  The candidate's counts live in
  * the tables themselves: L[w] for word w, pair[x * W + y] for the bigram (x, y); each
@@ -207,7 +220,7 @@ static inline __attribute__((always_inline)) int
 clipped12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
                int64_t *ref_grams, const int one, const int two) {
-    const uint32_t D = k + 1, W = k + 1 + SPREAD;
+    const size_t D = (size_t)k + 1, W = (size_t)k + 1 + SPREAD;
     const int K = spec->K;
     if (two && !s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
     if ((two && grow((void **)&s->cidx, &s->cidx_cap, 2 * (size_t)n + 2, sizeof(uint32_t)) < 0) ||
@@ -236,30 +249,29 @@ clipped12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int6
         uint32_t *restrict L = cnt;  /* the last reference may use up the candidate's counts */
         if (one && r + 1 < nrefs) L = (uint32_t *)memcpy(s->run, cnt, (size_t)W * sizeof(uint32_t));
         if (m > 0) {
-            uint32_t prev = b[0] ? b[0] : D;
+            size_t prev = or_dummy(b[0], D);
             if (one) {
                 const uint32_t u = L[prev];
                 L[prev] = u - (u != 0);
             }
             for (int64_t p = 1; p < m; p++) {
-                /* v ? v : a dummy, as a mask from v - 1's sign (v <= k < 2^31): no flags, so no
-                 * branch, and no sbb (whose false dependency on its register chains iterations) */
-                const uint32_t v = b[p], none = (uint32_t)((int32_t)(v - 1) >> 31);
-                const uint32_t cur = two ? (v ? v : D + ((uint32_t)p & (SPREAD - 1))) : v | (none & (D + ((uint32_t)p & (SPREAD - 1))));
+                const size_t cur = or_dummy(b[p], D + ((size_t)p & (SPREAD - 1)));
                 if (one) {
                     const uint32_t x = L[cur];
                     L[cur] = x - (x != 0);
                 }
                 if (two) {
-                    const uint32_t at = prev * W + cur, y = P[at];
+                    const size_t at = prev * W + cur;
+                    const uint32_t y = P[at];
                     P[at] = y - (y != 0);
                 }
                 prev = cur;
             }
         }
-        uint64_t left1 = 0, left2 = 0;
+        uint32_t left1 = 0;  /* at most n < 2^32 */
+        uint64_t left2 = 0;
         if (one)
-            for (uint32_t w = 0; w < W; w++) left1 += L[w];
+            for (size_t w = 0; w < W; w++) left1 += L[w];
         if (two) {
             if (r + 1 < nrefs)
                 for (uint32_t j = 0; j < G2; j++) { left2 += P[slot[j]]; P[slot[j]] = ccnt[j]; }
@@ -280,7 +292,7 @@ clipped12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int6
 }
 
 /* clipped12_body for the orders asked (1, 2 or both). */
-static int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+static __attribute__((noinline)) int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits,
                      int64_t *cand_grams, int64_t *ref_grams) {
     int one = 0, two = 0;
@@ -293,16 +305,96 @@ static int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a
     return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
 }
 
+/* Distinct counts of orders 1 and 2 only, when (V + 1)^2 <= PAIR_TABLE (V: the highest word
+ * id): one pass over the candidate and one over each reference, no n-gram ids, no hashing.
+ * Words: a reference's first occurrences by stamp (an epoch per reference), a hit when the
+ * id is the candidate's (<= k).  Bigrams (x, y) at pair[x * W + y]: bit 0 = the candidate
+ * has it, the bits above = the last reference (r + 1) that had it; every entry the texts
+ * touched is cleared at the end. */
+static inline __attribute__((always_inline)) int
+distinct12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k, uint32_t V,
+                const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+                int64_t *ref_grams, const int one, const int two) {
+    const size_t W = (size_t)V + 1;
+    const int K = spec->K;
+    if (two && !s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    uint32_t *restrict P = s->pair;
+    uint32_t G2 = 0;  /* the candidate's distinct bigrams */
+    if (two)
+        for (int64_t p = 0; p + 1 < n; p++) {
+            const size_t at = a[p] * W + a[p + 1];
+            G2 += P[at] == 0;
+            P[at] = 1;
+        }
+    const uint32_t *b0 = b;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        int64_t h1 = 0, d1 = 0, h2 = 0, d2 = 0;
+        if (one) {
+            uint32_t *restrict st = s->stamp;
+            const uint32_t e = next_epoch(s);
+            for (int64_t p = 0; p < m; p++) {
+                const uint32_t v = b[p], fresh = st[v] != e;
+                d1 += fresh;
+                h1 += fresh & (v <= k);
+                st[v] = e;
+            }
+        }
+        if (two) {
+            const uint32_t tag = (uint32_t)(r + 1) << 1;
+            for (int64_t p = 0; p + 1 < m; p++) {
+                const size_t at = b[p] * W + b[p + 1];
+                const uint32_t x = P[at], fresh = (x & ~1u) != tag;
+                d2 += fresh;
+                h2 += fresh & x;
+                P[at] = (x & 1u) | tag;
+            }
+        }
+        for (int c = 0; c < K; c++) {
+            const int one_c = spec->orders[c] == 1;
+            hits[r * K + c] = one_c ? h1 : h2;
+            ref_grams[r * K + c] = one_c ? d1 : d2;
+        }
+        b += m;
+    }
+    if (two) {
+        for (int64_t p = 0; p + 1 < n; p++) P[a[p] * W + a[p + 1]] = 0;
+        for (int64_t r = 0; r < nrefs; r++) {
+            const int64_t m = ref_len[r];
+            for (int64_t p = 0; p + 1 < m; p++) P[b0[p] * W + b0[p + 1]] = 0;
+            b0 += m;
+        }
+    }
+    for (int c = 0; c < K; c++) cand_grams[c] = spec->orders[c] == 1 ? (int64_t)k : (int64_t)G2;
+    return 0;
+}
+
+/* distinct12_body for the orders asked (1, 2 or both). */
+static __attribute__((noinline)) int distinct12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a,
+                                                int64_t n, uint32_t k, uint32_t V, const uint32_t *b,
+                                                const int64_t *ref_len, int64_t nrefs, int64_t *hits,
+                                                int64_t *cand_grams, int64_t *ref_grams) {
+    int one = 0, two = 0;
+    for (int c = 0; c < spec->K; c++) {
+        one |= spec->orders[c] == 1;
+        two |= spec->orders[c] == 2;
+    }
+    if (one && two)
+        return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
+    if (one) return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
+    return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
+}
+
 int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                  const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
                  int64_t *ref_grams) {
     const int K = spec->K, distinct = spec->distinct;
     int64_t total_b = 0, longest = n, top = 0;
-    if (!distinct && ((uint64_t)k + 1 + SPREAD) * ((uint64_t)k + 1 + SPREAD) <= PAIR_TABLE) {
-        int low = 1;
-        for (int c = 0; c < K; c++) low &= spec->orders[c] <= 2;
-        if (low) return clipped12(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams);
-    }
+    int low = 1;  /* orders 1 and 2 only: clipped12 or distinct12 when their tables are small enough */
+    for (int c = 0; c < K; c++) low &= spec->orders[c] <= 2;
+    if (low && !distinct && ((uint64_t)k + 1 + SPREAD) * ((uint64_t)k + 1 + SPREAD) <= PAIR_TABLE &&
+        n <= (int64_t)UINT32_MAX)
+        return clipped12(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams);
     for (int64_t r = 0; r < nrefs; r++) {
         total_b += ref_len[r];
         if (ref_len[r] > longest) longest = ref_len[r];
@@ -315,6 +407,9 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
     if (distinct)
         for (int64_t q = 0; q < total_b; q++)
             if (b[q] > V) V = b[q];
+    if (low && distinct && ((uint64_t)V + 1) * ((uint64_t)V + 1) <= PAIR_TABLE && nrefs < (1 << 30))
+        return ids_reserve(s, V) < 0 ? -1 : distinct12(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams,
+                                                        ref_grams);
     if (grow((void **)&s->gid, &s->gid_cap, (size_t)total + 1, sizeof(uint32_t)) < 0 ||
         ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V)) < 0)
         return -1;
