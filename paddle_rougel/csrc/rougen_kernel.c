@@ -85,6 +85,24 @@ static inline uint32_t next_epoch(RougeNScratch *s) {
 
 static inline int64_t grams(int64_t len, int64_t o) { return len >= o ? len - o + 1 : 0; }
 
+/* Dummy unigram ids of clipped12: a reference word the candidate lacks (id 0) gets
+ * k + 1 + (p mod SPREAD) instead, whose counts stay 0, so that runs of such words load and
+ * store different slots (one slot would chain every store to the next load). */
+#define SPREAD 8u
+
+/* v, or dummy when v is 0, without a branch (the compilers' choice between a branch, which
+ * mispredicts, and a flag trick such as sbb, whose false dependency on its own register
+ * chains the iterations, is not theirs here). */
+static inline size_t or_dummy(uint32_t v, size_t dummy) {
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__SSE2__)  /* -U__SSE2__: the portable build */
+    size_t r = v;
+    __asm__("testl %k0, %k0\n\tcmovzq %1, %0" : "+r"(r) : "r"(dummy) : "cc");
+    return r;
+#else
+    return v ? (size_t)v : dummy;
+#endif
+}
+
 /* ids of the order-o n-grams (o >= 2) from those of order o-1 (prev: the unigram ids a, b
  * when o == 2; else gid itself, updated in place); the candidate's are 1..*Gc (in: those of
  * order o-1).  Returns, clipped, whether some reference n-gram is in the candidate. */
@@ -151,22 +169,26 @@ static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t 
     return alive;
 }
 
-/* Clipped hits of each reference (ids g[0..]: the candidate's first): a reference occurrence
- * is a hit while the candidate has occurrences left. */
-static void clipped_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
-                         int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
-    uint32_t *cnt = s->cnt, *left = s->run;
-    memset(cnt, 0, ((size_t)Gc + 1) * sizeof(uint32_t));
-    for (int64_t p = 0; p + o <= n; p++) cnt[g[p]]++;
-    g += n;
+/* Clipped hits of each reference (ids gc: the candidate's, g: the references' one after
+ * another): a reference occurrence is a hit while the candidate has occurrences left.  An id
+ * 0 (not in the candidate) goes to one of SPREAD dummy slots Gc + 1.. by position, whose
+ * counts stay 0 (one slot would chain every store to the next load over runs of them). */
+static void clipped_hits(RougeNScratch *s, const uint32_t *gc, const uint32_t *g, int64_t n, uint32_t Gc,
+                         const int64_t *ref_len, int64_t nrefs, int64_t o, int K, int64_t *hits,
+                         int64_t *ref_grams) {
+    uint32_t *restrict cnt = s->cnt, *restrict left = s->run;
+    const size_t D = (size_t)Gc + 1, W = D + SPREAD;
+    memset(cnt, 0, W * sizeof(uint32_t));
+    for (int64_t p = 0; p + o <= n; p++) cnt[gc[p]]++;
     for (int64_t r = 0; r < nrefs; r++) {
         const int64_t m = ref_len[r];
-        memcpy(left, cnt, ((size_t)Gc + 1) * sizeof(uint32_t));  /* left[0] = 0: never a hit */
+        memcpy(left, cnt, W * sizeof(uint32_t));
         int64_t h = 0;
         for (int64_t p = 0; p + o <= m; p++) {
-            const uint32_t x = left[g[p]], hit = x != 0;
+            const size_t at = or_dummy(g[p], D + ((size_t)p & (SPREAD - 1)));
+            const uint32_t x = left[at], hit = x != 0;
             h += hit;
-            left[g[p]] = x - hit;
+            left[at] = x - hit;
         }
         hits[r * K] = h;
         ref_grams[r * K] = grams(m, o);
@@ -175,9 +197,11 @@ static void clipped_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_
 }
 
 /* Distinct n-grams of each reference, and those the candidate has too (ids <= Gc). */
-static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
-                          int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
-    g += n;
+static void distinct_hits(RougeNScratch *s, const uint32_t *gc, const uint32_t *g, int64_t n, uint32_t Gc,
+                          const int64_t *ref_len, int64_t nrefs, int64_t o, int K, int64_t *hits,
+                          int64_t *ref_grams) {
+    (void)gc;
+    (void)n;
     for (int64_t r = 0; r < nrefs; r++) {
         const int64_t m = ref_len[r];
         const uint32_t e = next_epoch(s);
@@ -188,24 +212,6 @@ static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32
         ref_grams[r * K] = d;
         g += m;
     }
-}
-
-/* Dummy unigram ids of clipped12: a reference word the candidate lacks (id 0) gets
- * k + 1 + (p mod SPREAD) instead, whose counts stay 0, so that runs of such words load and
- * store different slots (one slot would chain every store to the next load). */
-#define SPREAD 8u
-
-/* v, or dummy when v is 0, without a branch (the compilers' choice between a branch, which
- * mispredicts, and a flag trick such as sbb, whose false dependency on its own register
- * chains the iterations, is not theirs here). */
-static inline size_t or_dummy(uint32_t v, size_t dummy) {
-#if defined(__GNUC__) && defined(__x86_64__)
-    size_t r = v;
-    __asm__("testl %k0, %k0\n\tcmovzq %1, %0" : "+r"(r) : "r"(dummy) : "cc");
-    return r;
-#else
-    return v ? (size_t)v : dummy;
-#endif
 }
 
 /* Clipped counts of orders 1 and 2 only, when (k + 1 + SPREAD)^2 <= PAIR_TABLE: one pass over
@@ -411,7 +417,7 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
         return ids_reserve(s, V) < 0 ? -1 : distinct12(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams,
                                                         ref_grams);
     if (grow((void **)&s->gid, &s->gid_cap, (size_t)total + 1, sizeof(uint32_t)) < 0 ||
-        ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V)) < 0)
+        ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V) + SPREAD) < 0)  /* + clipped_hits' dummies */
         return -1;
     uint32_t Gc = k;   /* the candidate's distinct n-grams: ids 1..Gc */
     int alive = 1;     /* clipped: does some reference n-gram of this order occur in the candidate? */
@@ -427,12 +433,9 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
                 for (int64_t r = 0; r < nrefs; r++) ref_grams[r * K + c] = grams(ref_len[r], o);
                 continue;
             }
-            if (o == 1) {  /* unigram ids: the tokens' own, a then b (copied next to each other) */
-                memcpy(s->gid, a, (size_t)n * sizeof(uint32_t));
-                memcpy(s->gid + n, b, (size_t)total_b * sizeof(uint32_t));
-            }
-            (distinct ? distinct_hits : clipped_hits)(s, s->gid, n, Gc, ref_len, nrefs, o, K, hits + c,
-                                                      ref_grams + c);
+            /* unigram ids: the tokens' own */
+            (distinct ? distinct_hits : clipped_hits)(s, o == 1 ? a : s->gid, o == 1 ? b : s->gid + n, n, Gc,
+                                                      ref_len, nrefs, o, K, hits + c, ref_grams + c);
         }
     }
     return 0;
