@@ -140,10 +140,50 @@ static int next_order_direct(RougeNScratch *s, int64_t o, const uint32_t *a, int
     return any != 0;
 }
 
+/* next_order, distinct, when (A + 1) * (V + 1) <= PAIR_TABLE (A: the highest (n-1)-gram id
+ * of candidate and references, V: the highest token id): the references' new n-grams are
+ * added too (ids above Gc), in the same order as the map would number them; the slots set
+ * are listed in cidx and cleared at the end.  *A becomes the highest n-gram id. */
+static int next_order_direct_distinct(RougeNScratch *s, int64_t o, const uint32_t *a, int64_t n, uint32_t V,
+                                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total,
+                                      uint32_t *Gc, uint32_t *A) {
+    if (!s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    if (grow((void **)&s->cidx, &s->cidx_cap, (size_t)total + 1, sizeof(uint32_t)) < 0) return -1;
+    uint32_t *restrict gid = s->gid, *restrict pair = s->pair, *restrict cidx = s->cidx, next = 0;
+    const size_t W = (size_t)V + 1;
+    const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
+    for (int64_t p = 0; p + o <= n; p++) {
+        const size_t at = pa[p] * W + a[p + o - 1];
+        uint32_t v = pair[at];
+        if (!v) { pair[at] = v = ++next; cidx[next - 1] = (uint32_t)at; }
+        gid[p] = v;
+    }
+    *Gc = next;
+    uint32_t *G = gid + n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        for (int64_t p = 0; p + o <= m; p++) {
+            const size_t at = pb[p] * W + b[p + o - 1];
+            uint32_t v = pair[at];
+            if (!v) { pair[at] = v = ++next; cidx[next - 1] = (uint32_t)at; }
+            G[p] = v;
+        }
+        b += m;
+        pb += m;
+        G += m;
+    }
+    *A = next;
+    for (uint32_t j = 0; j < next; j++) pair[cidx[j]] = 0;
+    return 1;
+}
+
 static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t *a, int64_t n, uint32_t k,
-                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total, uint32_t *Gc) {
+                      uint32_t V, const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total,
+                      uint32_t *Gc, uint32_t *A) {
     if (!distinct && ((uint64_t)*Gc + 1) * ((uint64_t)k + 1) <= PAIR_TABLE)
         return next_order_direct(s, o, a, n, k, b, ref_len, nrefs, Gc);
+    if (distinct && ((uint64_t)*A + 1) * ((uint64_t)V + 1) <= PAIR_TABLE)
+        return next_order_direct_distinct(s, o, a, n, V, b, ref_len, nrefs, total, Gc, A);
     if (map_reset(s, (size_t)(distinct ? total : n)) < 0) return -1;
     uint32_t *gid = s->gid, next = 0;
     const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
@@ -166,6 +206,7 @@ static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t 
         pb += m;
         G += m;
     }
+    *A = next;
     return alive;
 }
 
@@ -420,10 +461,11 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
         ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V) + SPREAD) < 0)  /* + clipped_hits' dummies */
         return -1;
     uint32_t Gc = k;   /* the candidate's distinct n-grams: ids 1..Gc */
+    uint32_t A = V;    /* distinct: the highest n-gram id, candidate and references */
     int alive = 1;     /* clipped: does some reference n-gram of this order occur in the candidate? */
     for (int64_t o = 1; o <= top; o++) {
         if (o > 1 && (alive || distinct)) {
-            alive = next_order(s, distinct, o, a, n, k, b, ref_len, nrefs, total, &Gc);
+            alive = next_order(s, distinct, o, a, n, k, V, b, ref_len, nrefs, total, &Gc, &A);
             if (alive < 0) return -1;
         }
         for (int c = 0; c < K; c++) {
