@@ -9,6 +9,7 @@ set, is distinct from every other.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -138,6 +139,76 @@ def test_long_texts_many_distinct_tokens(variant, vocab):
 
 
 _LONG: dict = {}
+
+
+def _counter_counts(cand, ref, n, distinct):
+    """(hits, cand_grams, ref_grams) at order n from collections.Counter (this test's own
+    oracle): clipped, or as sets (distinct)."""
+    c = Counter(tuple(cand[i:i + n]) for i in range(len(cand) - n + 1))
+    r = Counter(tuple(ref[i:i + n]) for i in range(len(ref) - n + 1))
+    if distinct:
+        return len(c.keys() & r.keys()), len(c), len(r)
+    return sum(min(v, r[g]) for g, v in c.items()), max(len(cand) - n + 1, 0), max(len(ref) - n + 1, 0)
+
+
+def _fast_table_cases():
+    """Candidates of k distinct words around the kernel's limits for orders 1 and 2 (its
+    one-pass tables: clipped k <= 247, distinct: at most 255 distinct words in the instance;
+    widths 7..17), references with long runs of words the candidate lacks (more than the 8
+    spread slots for them, in a row), words repeated beyond the candidate's count, several
+    references (the candidate's counts restored for each; bigrams shared between
+    references but not the candidate), empty and one-word texts."""
+    rng = random.Random(2024)
+    cands, refs = [], []
+    for k in [0, 1, 2, 7, 8, 9, 15, 16, 17, 100, 240, 243, 244, 245, 246, 247, 248, 249, 300]:
+        for _ in range(2):
+            words = [f"w{j}" for j in range(k)]
+            cand = words + [rng.choice(words) for _ in range(rng.randint(0, 30))] if k else []
+            rng.shuffle(cand)
+            rl = []
+            for _ in range(rng.randint(1, 4)):
+                ref = []
+                while len(ref) < rng.randint(0, 60):
+                    u = rng.random()
+                    if u < 0.3 and cand:
+                        i = rng.randrange(len(cand))
+                        ref += cand[i:i + rng.randint(1, 6)]          # shared bigrams
+                    elif u < 0.5:
+                        ref += [f"x{rng.randrange(12)}" for _ in range(rng.randint(1, 25))]  # missing runs
+                    elif u < 0.6 and rl:
+                        ref += rng.choice(rl)[:rng.randint(1, 8)]      # an earlier reference's bigrams
+                    elif u < 0.75 and cand:
+                        ref += [rng.choice(cand)] * rng.randint(1, 5)  # beyond the candidate's count
+                    else:
+                        ref.append(rng.choice(cand + ["y"]) if cand else "y")
+                rl.append(ref)
+            cands.append(cand)
+            refs.append(rl)
+    cands += [[], ["a"], ["a"], ["a", "a"], ["a", "b", "a", "b"]]
+    refs += [[["a", "b"]], [[]], [["a"], ["a", "a"], ["b"]], [["a", "a", "a"], ["a"]],
+             [["a", "b", "a", "b", "a", "b"], ["a", "b", "a", "b"], ["b", "a"]]]
+    distinct_words = [len(set(c).union(*rl)) for c, rl in zip(cands, refs)]
+    assert any(250 <= v <= 255 for v in distinct_words) and any(256 <= v <= 262 for v in distinct_words)
+    return cands, refs
+
+
+@pytest.mark.parametrize("distinct", [False, True])
+@pytest.mark.parametrize("orders", [(1, 2), (2, 1), (1,), (2,), (1, 2, 3)])
+def test_low_orders_match_a_counter(variant, orders, distinct):
+    cands, refs = _fast_table_cases()
+    hits, rgs = [], []
+    for cand, rl in zip(cands, refs):
+        for ref in rl:
+            rows = [_counter_counts(cand, ref, n, distinct) for n in orders]
+            hits.append([r[0] for r in rows])
+            rgs.append([r[2] for r in rows])
+    cgs = [[_counter_counts(c, [], n, distinct)[1] for n in orders] for c in cands]
+    for texts in (False, True):  # token lists (rougen_range) and str read in C (the word reader)
+        c, r = (cands, refs) if not texts else ([" ".join(x) for x in cands], [[" ".join(x) for x in rl] for rl in refs])
+        res = ngram_overlap(c, r, orders, distinct=distinct, words=(0, False) if texts else None, threads=variant)
+        assert res.hits.tolist() == hits
+        assert res.cand_grams.tolist() == cgs
+        assert res.ref_grams.tolist() == rgs
 
 
 def test_empty_batch_has_k_columns(variant):

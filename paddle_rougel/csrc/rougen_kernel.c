@@ -85,6 +85,24 @@ static inline uint32_t next_epoch(RougeNScratch *s) {
 
 static inline int64_t grams(int64_t len, int64_t o) { return len >= o ? len - o + 1 : 0; }
 
+/* Dummy unigram ids of clipped12: a reference word the candidate lacks (id 0) gets
+ * k + 1 + (p mod SPREAD) instead, whose counts stay 0, so that runs of such words load and
+ * store different slots (one slot would chain every store to the next load). */
+#define SPREAD 8u
+
+/* v, or dummy when v is 0, without a branch (the compilers' choice between a branch, which
+ * mispredicts, and a flag trick such as sbb, whose false dependency on its own register
+ * chains the iterations, is not theirs here). */
+static inline size_t or_dummy(uint32_t v, size_t dummy) {
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__SSE2__)  /* -U__SSE2__: the portable build */
+    size_t r = v;
+    __asm__("testl %k0, %k0\n\tcmovzq %1, %0" : "+r"(r) : "r"(dummy) : "cc");
+    return r;
+#else
+    return v ? (size_t)v : dummy;
+#endif
+}
+
 /* ids of the order-o n-grams (o >= 2) from those of order o-1 (prev: the unigram ids a, b
  * when o == 2; else gid itself, updated in place); the candidate's are 1..*Gc (in: those of
  * order o-1).  Returns, clipped, whether some reference n-gram is in the candidate. */
@@ -122,10 +140,50 @@ static int next_order_direct(RougeNScratch *s, int64_t o, const uint32_t *a, int
     return any != 0;
 }
 
+/* next_order, distinct, when (A + 1) * (V + 1) <= PAIR_TABLE (A: the highest (n-1)-gram id
+ * of candidate and references, V: the highest token id): the references' new n-grams are
+ * added too (ids above Gc), in the same order as the map would number them; the slots set
+ * are listed in cidx and cleared at the end.  *A becomes the highest n-gram id. */
+static int next_order_direct_distinct(RougeNScratch *s, int64_t o, const uint32_t *a, int64_t n, uint32_t V,
+                                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total,
+                                      uint32_t *Gc, uint32_t *A) {
+    if (!s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    if (grow((void **)&s->cidx, &s->cidx_cap, (size_t)total + 1, sizeof(uint32_t)) < 0) return -1;
+    uint32_t *restrict gid = s->gid, *restrict pair = s->pair, *restrict cidx = s->cidx, next = 0;
+    const size_t W = (size_t)V + 1;
+    const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
+    for (int64_t p = 0; p + o <= n; p++) {
+        const size_t at = pa[p] * W + a[p + o - 1];
+        uint32_t v = pair[at];
+        if (!v) { pair[at] = v = ++next; cidx[next - 1] = (uint32_t)at; }
+        gid[p] = v;
+    }
+    *Gc = next;
+    uint32_t *G = gid + n;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        for (int64_t p = 0; p + o <= m; p++) {
+            const size_t at = pb[p] * W + b[p + o - 1];
+            uint32_t v = pair[at];
+            if (!v) { pair[at] = v = ++next; cidx[next - 1] = (uint32_t)at; }
+            G[p] = v;
+        }
+        b += m;
+        pb += m;
+        G += m;
+    }
+    *A = next;
+    for (uint32_t j = 0; j < next; j++) pair[cidx[j]] = 0;
+    return 1;
+}
+
 static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t *a, int64_t n, uint32_t k,
-                      const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total, uint32_t *Gc) {
+                      uint32_t V, const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t total,
+                      uint32_t *Gc, uint32_t *A) {
     if (!distinct && ((uint64_t)*Gc + 1) * ((uint64_t)k + 1) <= PAIR_TABLE)
         return next_order_direct(s, o, a, n, k, b, ref_len, nrefs, Gc);
+    if (distinct && ((uint64_t)*A + 1) * ((uint64_t)V + 1) <= PAIR_TABLE)
+        return next_order_direct_distinct(s, o, a, n, V, b, ref_len, nrefs, total, Gc, A);
     if (map_reset(s, (size_t)(distinct ? total : n)) < 0) return -1;
     uint32_t *gid = s->gid, next = 0;
     const uint32_t *pa = o == 2 ? a : gid, *pb = o == 2 ? b : gid + n;
@@ -148,25 +206,30 @@ static int next_order(RougeNScratch *s, int distinct, int64_t o, const uint32_t 
         pb += m;
         G += m;
     }
+    *A = next;
     return alive;
 }
 
-/* Clipped hits of each reference (ids g[0..]: the candidate's first): a reference occurrence
- * is a hit while the candidate has occurrences left. */
-static void clipped_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
-                         int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
-    uint32_t *cnt = s->cnt, *left = s->run;
-    memset(cnt, 0, ((size_t)Gc + 1) * sizeof(uint32_t));
-    for (int64_t p = 0; p + o <= n; p++) cnt[g[p]]++;
-    g += n;
+/* Clipped hits of each reference (ids gc: the candidate's, g: the references' one after
+ * another): a reference occurrence is a hit while the candidate has occurrences left.  An id
+ * 0 (not in the candidate) goes to one of SPREAD dummy slots Gc + 1.. by position, whose
+ * counts stay 0 (one slot would chain every store to the next load over runs of them). */
+static void clipped_hits(RougeNScratch *s, const uint32_t *gc, const uint32_t *g, int64_t n, uint32_t Gc,
+                         const int64_t *ref_len, int64_t nrefs, int64_t o, int K, int64_t *hits,
+                         int64_t *ref_grams) {
+    uint32_t *restrict cnt = s->cnt, *restrict left = s->run;
+    const size_t D = (size_t)Gc + 1, W = D + SPREAD;
+    memset(cnt, 0, W * sizeof(uint32_t));
+    for (int64_t p = 0; p + o <= n; p++) cnt[gc[p]]++;
     for (int64_t r = 0; r < nrefs; r++) {
         const int64_t m = ref_len[r];
-        memcpy(left, cnt, ((size_t)Gc + 1) * sizeof(uint32_t));  /* left[0] = 0: never a hit */
+        memcpy(left, cnt, W * sizeof(uint32_t));
         int64_t h = 0;
         for (int64_t p = 0; p + o <= m; p++) {
-            const uint32_t x = left[g[p]], hit = x != 0;
+            const size_t at = or_dummy(g[p], D + ((size_t)p & (SPREAD - 1)));
+            const uint32_t x = left[at], hit = x != 0;
             h += hit;
-            left[g[p]] = x - hit;
+            left[at] = x - hit;
         }
         hits[r * K] = h;
         ref_grams[r * K] = grams(m, o);
@@ -175,9 +238,11 @@ static void clipped_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_
 }
 
 /* Distinct n-grams of each reference, and those the candidate has too (ids <= Gc). */
-static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32_t Gc, const int64_t *ref_len,
-                          int64_t nrefs, int64_t o, int K, int64_t *hits, int64_t *ref_grams) {
-    g += n;
+static void distinct_hits(RougeNScratch *s, const uint32_t *gc, const uint32_t *g, int64_t n, uint32_t Gc,
+                          const int64_t *ref_len, int64_t nrefs, int64_t o, int K, int64_t *hits,
+                          int64_t *ref_grams) {
+    (void)gc;
+    (void)n;
     for (int64_t r = 0; r < nrefs; r++) {
         const int64_t m = ref_len[r];
         const uint32_t e = next_epoch(s);
@@ -190,11 +255,193 @@ static void distinct_hits(RougeNScratch *s, const uint32_t *g, int64_t n, uint32
     }
 }
 
+/* Clipped counts of orders 1 and 2 only, when (k + 1 + SPREAD)^2 <= PAIR_TABLE: one pass over
+ * the candidate and one over each reference, no n-gram ids.  The candidate's counts live in
+ * the tables themselves: L[w] for word w, pair[x * W + y] for the bigram (x, y); each
+ * reference occurrence takes one off its slot unless it is 0 (a saturating decrement: no
+ * branch, no running sum), so the hits are what was taken: the candidate's n-grams minus
+ * what is left.  The candidate's bigram slots are listed (slot, their counts ccnt) to sum
+ * what is left, restore them for the next reference and clear them at the end (every other
+ * entry of pair stays 0). */
+static inline __attribute__((always_inline)) int
+clipped12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+               const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+               int64_t *ref_grams, const int one, const int two) {
+    const size_t D = (size_t)k + 1, W = (size_t)k + 1 + SPREAD;
+    const int K = spec->K;
+    if (two && !s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    if ((two && grow((void **)&s->cidx, &s->cidx_cap, 2 * (size_t)n + 2, sizeof(uint32_t)) < 0) ||
+        ids_reserve(s, W) < 0)
+        return -1;
+    uint32_t *restrict cnt = s->cnt, *restrict P = s->pair, *restrict slot = s->cidx, *restrict ccnt = slot + n + 1;
+    if (one) {
+        memset(cnt, 0, (size_t)W * sizeof(uint32_t));
+        if (!two) for (int64_t p = 0; p < n; p++) cnt[a[p]]++;
+        else if (n > 0) cnt[a[n - 1]]++;
+    }
+    uint32_t G2 = 0;  /* the candidate's distinct bigrams */
+    if (two) {
+        for (int64_t p = 0; p + 1 < n; p++) {
+            const uint32_t at = a[p] * W + a[p + 1], x = P[at];
+            if (one) cnt[a[p]]++;
+            slot[G2] = at;
+            G2 += x == 0;
+            P[at] = x + 1;
+        }
+        if (nrefs > 1)
+            for (uint32_t j = 0; j < G2; j++) ccnt[j] = P[slot[j]];
+    }
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        uint32_t *restrict L = cnt;  /* the last reference may use up the candidate's counts */
+        if (one && r + 1 < nrefs) L = (uint32_t *)memcpy(s->run, cnt, (size_t)W * sizeof(uint32_t));
+        if (m > 0) {
+            size_t prev = or_dummy(b[0], D);
+            if (one) {
+                const uint32_t u = L[prev];
+                L[prev] = u - (u != 0);
+            }
+            for (int64_t p = 1; p < m; p++) {
+                const size_t cur = or_dummy(b[p], D + ((size_t)p & (SPREAD - 1)));
+                if (one) {
+                    const uint32_t x = L[cur];
+                    L[cur] = x - (x != 0);
+                }
+                if (two) {
+                    const size_t at = prev * W + cur;
+                    const uint32_t y = P[at];
+                    P[at] = y - (y != 0);
+                }
+                prev = cur;
+            }
+        }
+        uint32_t left1 = 0;  /* at most n < 2^32 */
+        uint64_t left2 = 0;
+        if (one)
+            for (size_t w = 0; w < W; w++) left1 += L[w];
+        if (two) {
+            if (r + 1 < nrefs)
+                for (uint32_t j = 0; j < G2; j++) { left2 += P[slot[j]]; P[slot[j]] = ccnt[j]; }
+            else
+                for (uint32_t j = 0; j < G2; j++) { left2 += P[slot[j]]; P[slot[j]] = 0; }
+        }
+        for (int c = 0; c < K; c++) {
+            const int64_t o = spec->orders[c];
+            hits[r * K + c] = grams(n, o) - (int64_t)(o == 1 ? left1 : left2);
+            ref_grams[r * K + c] = grams(m, o);
+        }
+        b += m;
+    }
+    if (two && nrefs == 0)
+        for (uint32_t j = 0; j < G2; j++) P[slot[j]] = 0;
+    for (int c = 0; c < K; c++) cand_grams[c] = grams(n, spec->orders[c]);
+    return 0;
+}
+
+/* clipped12_body for the orders asked (1, 2 or both). */
+static __attribute__((noinline)) int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+                     const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits,
+                     int64_t *cand_grams, int64_t *ref_grams) {
+    int one = 0, two = 0;
+    for (int c = 0; c < spec->K; c++) {
+        one |= spec->orders[c] == 1;
+        two |= spec->orders[c] == 2;
+    }
+    if (one && two) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
+    if (one) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
+    return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
+}
+
+/* Distinct counts of orders 1 and 2 only, when (V + 1)^2 <= PAIR_TABLE (V: the highest word
+ * id): one pass over the candidate and one over each reference, no n-gram ids, no hashing.
+ * Words: a reference's first occurrences by stamp (an epoch per reference), a hit when the
+ * id is the candidate's (<= k).  Bigrams (x, y) at pair[x * W + y]: bit 0 = the candidate
+ * has it, the bits above = the last reference (r + 1) that had it; every entry the texts
+ * touched is cleared at the end. */
+static inline __attribute__((always_inline)) int
+distinct12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k, uint32_t V,
+                const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+                int64_t *ref_grams, const int one, const int two) {
+    const size_t W = (size_t)V + 1;
+    const int K = spec->K;
+    if (two && !s->pair && !(s->pair = (uint32_t *)calloc(PAIR_TABLE, sizeof(uint32_t)))) return -1;
+    uint32_t *restrict P = s->pair;
+    uint32_t G2 = 0;  /* the candidate's distinct bigrams */
+    if (two)
+        for (int64_t p = 0; p + 1 < n; p++) {
+            const size_t at = a[p] * W + a[p + 1];
+            G2 += P[at] == 0;
+            P[at] = 1;
+        }
+    const uint32_t *b0 = b;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        int64_t h1 = 0, d1 = 0, h2 = 0, d2 = 0;
+        if (one) {
+            uint32_t *restrict st = s->stamp;
+            const uint32_t e = next_epoch(s);
+            for (int64_t p = 0; p < m; p++) {
+                const uint32_t v = b[p], fresh = st[v] != e;
+                d1 += fresh;
+                h1 += fresh & (v <= k);
+                st[v] = e;
+            }
+        }
+        if (two) {
+            const uint32_t tag = (uint32_t)(r + 1) << 1;
+            for (int64_t p = 0; p + 1 < m; p++) {
+                const size_t at = b[p] * W + b[p + 1];
+                const uint32_t x = P[at], fresh = (x & ~1u) != tag;
+                d2 += fresh;
+                h2 += fresh & x;
+                P[at] = (x & 1u) | tag;
+            }
+        }
+        for (int c = 0; c < K; c++) {
+            const int one_c = spec->orders[c] == 1;
+            hits[r * K + c] = one_c ? h1 : h2;
+            ref_grams[r * K + c] = one_c ? d1 : d2;
+        }
+        b += m;
+    }
+    if (two) {
+        for (int64_t p = 0; p + 1 < n; p++) P[a[p] * W + a[p + 1]] = 0;
+        for (int64_t r = 0; r < nrefs; r++) {
+            const int64_t m = ref_len[r];
+            for (int64_t p = 0; p + 1 < m; p++) P[b0[p] * W + b0[p + 1]] = 0;
+            b0 += m;
+        }
+    }
+    for (int c = 0; c < K; c++) cand_grams[c] = spec->orders[c] == 1 ? (int64_t)k : (int64_t)G2;
+    return 0;
+}
+
+/* distinct12_body for the orders asked (1, 2 or both). */
+static __attribute__((noinline)) int distinct12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a,
+                                                int64_t n, uint32_t k, uint32_t V, const uint32_t *b,
+                                                const int64_t *ref_len, int64_t nrefs, int64_t *hits,
+                                                int64_t *cand_grams, int64_t *ref_grams) {
+    int one = 0, two = 0;
+    for (int c = 0; c < spec->K; c++) {
+        one |= spec->orders[c] == 1;
+        two |= spec->orders[c] == 2;
+    }
+    if (one && two)
+        return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
+    if (one) return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
+    return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
+}
+
 int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
                  const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
                  int64_t *ref_grams) {
     const int K = spec->K, distinct = spec->distinct;
     int64_t total_b = 0, longest = n, top = 0;
+    int low = 1;  /* orders 1 and 2 only: clipped12 or distinct12 when their tables are small enough */
+    for (int c = 0; c < K; c++) low &= spec->orders[c] <= 2;
+    if (low && !distinct && ((uint64_t)k + 1 + SPREAD) * ((uint64_t)k + 1 + SPREAD) <= PAIR_TABLE &&
+        n <= (int64_t)UINT32_MAX)
+        return clipped12(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams);
     for (int64_t r = 0; r < nrefs; r++) {
         total_b += ref_len[r];
         if (ref_len[r] > longest) longest = ref_len[r];
@@ -207,14 +454,18 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
     if (distinct)
         for (int64_t q = 0; q < total_b; q++)
             if (b[q] > V) V = b[q];
+    if (low && distinct && ((uint64_t)V + 1) * ((uint64_t)V + 1) <= PAIR_TABLE && nrefs < (1 << 30))
+        return ids_reserve(s, V) < 0 ? -1 : distinct12(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams,
+                                                        ref_grams);
     if (grow((void **)&s->gid, &s->gid_cap, (size_t)total + 1, sizeof(uint32_t)) < 0 ||
-        ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V)) < 0)
+        ids_reserve(s, (size_t)(total > (int64_t)V ? total : (int64_t)V) + SPREAD) < 0)  /* + clipped_hits' dummies */
         return -1;
     uint32_t Gc = k;   /* the candidate's distinct n-grams: ids 1..Gc */
+    uint32_t A = V;    /* distinct: the highest n-gram id, candidate and references */
     int alive = 1;     /* clipped: does some reference n-gram of this order occur in the candidate? */
     for (int64_t o = 1; o <= top; o++) {
         if (o > 1 && (alive || distinct)) {
-            alive = next_order(s, distinct, o, a, n, k, b, ref_len, nrefs, total, &Gc);
+            alive = next_order(s, distinct, o, a, n, k, V, b, ref_len, nrefs, total, &Gc, &A);
             if (alive < 0) return -1;
         }
         for (int c = 0; c < K; c++) {
@@ -224,12 +475,9 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
                 for (int64_t r = 0; r < nrefs; r++) ref_grams[r * K + c] = grams(ref_len[r], o);
                 continue;
             }
-            if (o == 1) {  /* unigram ids: the tokens' own, a then b (copied next to each other) */
-                memcpy(s->gid, a, (size_t)n * sizeof(uint32_t));
-                memcpy(s->gid + n, b, (size_t)total_b * sizeof(uint32_t));
-            }
-            (distinct ? distinct_hits : clipped_hits)(s, s->gid, n, Gc, ref_len, nrefs, o, K, hits + c,
-                                                      ref_grams + c);
+            /* unigram ids: the tokens' own */
+            (distinct ? distinct_hits : clipped_hits)(s, o == 1 ? a : s->gid, o == 1 ? b : s->gid + n, n, Gc,
+                                                      ref_len, nrefs, o, K, hits + c, ref_grams + c);
         }
     }
     return 0;
