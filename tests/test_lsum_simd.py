@@ -115,6 +115,12 @@ def test_newlines_at_edges_empty_and_many_sentences():
     refs.append(["\n".join("ab"[k % 3 % 2] for k in range(400)), "a" * 64 + " " + "b" * 63])
     cands.append("")
     refs.append(["a b", ""])
+    # words over 16 bytes equal in their first 16 (keyed past 16 by a hash, then compared)
+    p = "Q" * 16
+    for wl in (17, 24, 33):
+        tails = [word(rng, wl - 16) for _ in range(4)]
+        cands.append(" ".join(p + t for t in tails[:2]) + "\n" + (p + tails[0]).lower())
+        refs.append([" ".join(p.lower() + t for t in tails[1:]), p + tails[3] + "\n" + p + tails[2]])
     check(cands, refs)
 
 
