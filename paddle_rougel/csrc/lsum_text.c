@@ -15,8 +15,9 @@
  * The ASCII reader and words_kernel.c's word reader (lcs_words, rouge-score tokens)
  * classify bytes the same way (SSE2, 64 bytes to a bitmap) and both key words by their
  * folded bytes; where the CPU runs AVX-512 (words_simd_available, and not b->no_simd) both
- * take words_simd.h's pieces (tokenize_text_v here: the same k1, k2 as tokenize_text's); they differ in what they emit (sentence ends and the reference rows the
- * candidate has, here; word records of any str kind, there).
+ * take words_simd.h's pieces (tokenize_text_v here: the same k1, k2 as tokenize_text's);
+ * they differ in what they emit (sentence ends and the reference rows the candidate has,
+ * here; word records of any str kind, there).
  */
 #include "lsum_kernel.h"
 
