@@ -89,6 +89,7 @@ set +e -o pipefail
     "$ROOT/tests/test_bleu.py::test_python_fallback_gives_the_same_bleu" \
     "$ROOT/tests/test_lsum.py" \
     "$ROOT/tests/test_lsum_memory.py" \
+    "$ROOT/tests/test_lsum_simd.py" \
     "$ROOT/tests/test_stats.py" \
     "$ROOT/tests/test_backends.py" \
     "$@" 2>&1 | tee "$WORK/pytest.log"

@@ -59,6 +59,7 @@ typedef struct {
      * points of kind[t] bytes each (1, 2 or 4: a str's storage). */
     const uint8_t *kind;       /* [T] or NULL */
     size_t scratch;            /* as LsumBatch */
+    int no_simd;               /* 1: the portable reader even where AVX-512 runs (the same results) */
 } LsumTextBatch;
 
 double lsum_text_cost(const LsumTextBatch *b, size_t i);

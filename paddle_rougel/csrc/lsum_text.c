@@ -14,8 +14,10 @@
  *
  * The ASCII reader and words_kernel.c's word reader (lcs_words, rouge-score tokens)
  * classify bytes the same way (SSE2, 64 bytes to a bitmap) and both key words by their
- * folded bytes; they differ in what they emit (sentence ends and the reference rows the
- * candidate has, here; word records of any str kind, there).
+ * folded bytes; where the CPU runs AVX-512 (words_simd_available, and not b->no_simd) both
+ * take words_simd.h's pieces (tokenize_text_v here: the same k1, k2 as tokenize_text's);
+ * they differ in what they emit (sentence ends and the reference rows the candidate has,
+ * here; word records of any str kind, there).
  */
 #include "lsum_kernel.h"
 
@@ -29,6 +31,8 @@
 #include "bitops.h"
 #include "lsum_work.h"
 #include "tokmap.h"
+#include "words_kernel.h"
+#include "words_simd.h"
 
 /* The text path reads 64 bytes at a time, and 16 from each word start: the last
  * bytes of a text are read from a zero-padded copy of at most 80 of them. */
@@ -51,11 +55,18 @@ typedef struct {
     size_t wcap;
     int64_t *soff;       /* where each candidate sentence starts among the instance's tokens */
     size_t starts_cap, ends_cap, longs_cap, soff_cap;
+    /* the AVX-512 reader (words_simd_available and not b->no_simd): a text's bytes folded, then
+     * 16 zero bytes (keys8_v gathers there); its words' keys (k1, k2 up to 16 bytes) and lengths */
+    int simd;
+    uint8_t *low;
+    uint64_t *keys;
+    size_t low_cap, keys_cap;
 } Work;
 
 static void text_work_free(Work *w) {
     lsum_work_free(&w->k);
     free(w->starts); free(w->ends); free(w->words); free(w->longs); free(w->soff);
+    free(w->low); free(w->keys);
 }
 
 /* Index of the lowest set bit of x != 0. */
@@ -299,6 +310,92 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
     return nws;
 }
 
+#ifdef WORDS_X86
+/* tokenize_text on words_simd.h's pieces (a text under WORDS_V_MAX bytes): the same words,
+ * sentence ends and ids.  Per 64 bytes, one compare each for token bytes and newlines (the
+ * last block by a masked load: no byte past the text is read), the bytes folded into w->low,
+ * the starts and ends by positions64_v (E: a word's last byte, as keys8_v takes it); then
+ * k1, k2 of eight words at a time by keys8_v's gathers from w->low (k1 = its key, k2 = its
+ * key2 for a word up to 16 bytes; past 16, long_key as tokenize_text); then the table steps. */
+WORDS_AVX512 static int64_t tokenize_text_v(Work *w, const char *c, int64_t len, int add, int64_t *ntok,
+                                            int64_t *nsent, uint32_t *k, int64_t *nr, int64_t ncs) {
+    const int64_t nw = (len + 63) / 64;
+    const size_t most = (size_t)len / 2 + 1 + 40;  /* words, and room for positions64_v's 32 entries */
+    if (grow((void **)&w->starts, &w->starts_cap, most, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->ends, &w->ends_cap, most, sizeof(uint32_t)) < 0) return -1;
+    if (grow((void **)&w->low, &w->low_cap, 64 * (size_t)nw + 16, 1) < 0) return -1;
+    if (grow((void **)&w->keys, &w->keys_cap, 3 * most, sizeof(uint64_t)) < 0) return -1;
+    int32_t *S = (int32_t *)w->starts, *E = (int32_t *)w->ends;
+    uint8_t *low = w->low;
+    int64_t *soff = w->soff;
+    const int64_t nt0 = *ntok, ns0 = *nsent;
+    int64_t ns = ns0, nws = 0, nwe = 0, last = 0;
+    uint64_t carry = 0;
+    for (int64_t q = 0; q <= nw; q++) {
+        uint64_t b = 0, nl = 0;
+        if (q < nw) {
+            const __m512i x = 64 * q + 64 <= len ? _mm512_loadu_si512((const void *)(c + 64 * q))
+                                                 : _mm512_maskz_loadu_epi8(~(uint64_t)0 >> (64 - (len - 64 * q)),
+                                                                           (const void *)(c + 64 * q));
+            _mm512_storeu_si512((void *)(low + 64 * q), fold64_v(x));
+            b = alnum64_v(x);
+            nl = (uint64_t)_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n'));
+        }
+        const uint64_t starts = b & ~((b << 1) | carry), ends = ~b & ((b << 1) | carry);
+        carry = b >> 63;
+        while (nl) {  /* a newline: the words before it end a sentence (if any since the last) */
+            const int64_t before = nws + popcount64_words(starts & (((uint64_t)1 << low_bit(nl)) - 1));
+            if (before > last) { soff[++ns] = nt0 + before; last = before; }
+            nl &= nl - 1;
+        }
+        nws += positions64_v(starts, 64 * q, S + nws);
+        nwe += positions64_v(ends, 64 * q - 1, E + nwe);
+    }
+    if (nws > last) soff[++ns] = nt0 + nws;
+    memset(low + 64 * nw, 0, 16);
+    /* the keys, in a loop of their own (a missed table branch would flush the gathers in flight);
+     * nwe == nws (the text ends with a block of no token byte) */
+    uint64_t *K1 = w->keys, *K2 = K1 + most, *N = K2 + most;
+    for (int64_t j = 0; j < nws; j += 8) {
+        const int64_t cnt = nws - j < 8 ? nws - j : 8;
+        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
+        _mm512_storeu_si512((void *)(K1 + j), K.c);
+        _mm512_storeu_si512((void *)(K2 + j), K.d);
+        _mm512_storeu_si512((void *)(N + j), K.n);
+    }
+    uint32_t *ids = w->k.ids + nt0, *rid = w->k.rid, kk = *k;
+    int64_t r = *nr;
+    for (int64_t i = 0; i < nws; i++) {
+        const int64_t s = S[i], wl = (int64_t)N[i];
+        const uint64_t k1 = K1[i], k2 = __builtin_expect(wl > 16, 0) ? long_key(c + s, wl) : K2[i];
+        if (add) {
+            ids[i] = word_add(w, k1, k2, c + s, wl, &kk);
+        } else {
+            const uint32_t id = word_find(w, k1, k2, c + s, wl);
+            rid[r] = id;
+            S[i] = (int32_t)(r - *nr);  /* S[i] is read: now the rows before word i */
+            r += id != 0;
+        }
+    }
+    if (!add) {
+        S[nws] = (int32_t)(r - *nr);
+        for (int64_t t = ns0; t < ns; t++) w->k.rsent[t - ncs] = *nr + S[soff[t] - nt0];
+        w->k.rsent[ns - ncs] = r;
+    }
+    *ntok = nt0 + nws; *nsent = ns; *k = kk; *nr = r;
+    return nws;
+}
+#endif
+
+/* A text by the AVX-512 reader where it runs (w->simd), else by tokenize_text. */
+static int64_t tokenize_any(Work *w, const char *c, int64_t len, int add, int64_t *ntok, int64_t *nsent, uint32_t *k,
+                            int64_t *nr, int64_t ncs) {
+#ifdef WORDS_X86
+    if (w->simd && len < WORDS_V_MAX) return tokenize_text_v(w, c, len, add, ntok, nsent, k, nr, ncs);
+#endif
+    return add ? tokenize_text(w, c, len, 1, ntok, nsent, k, nr, ncs) : tokenize_text(w, c, len, 0, ntok, nsent, k, nr, ncs);
+}
+
 static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
     const int64_t t0 = b->inst_text[i], t1 = b->inst_text[i + 1];
     int64_t bytes = 0;
@@ -320,8 +417,7 @@ static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {
     w->k.rsent[0] = 0;
     for (int64_t t = t0; t < t1; t++) {
         w->k.dsent[t - t0] = nsent;
-        const int64_t got = t == t0 ? tokenize_text(w, b->chars[t], b->len[t], 1, &ntok, &nsent, &k, &nr, 0)
-                                    : tokenize_text(w, b->chars[t], b->len[t], 0, &ntok, &nsent, &k, &nr, ncs);
+        const int64_t got = tokenize_any(w, b->chars[t], b->len[t], t == t0, &ntok, &nsent, &k, &nr, t == t0 ? 0 : ncs);
         if (got < 0) return -1;
         b->doc_len[t] = got;
         if (t == t0) ncs = nsent;
@@ -488,6 +584,7 @@ int lsum_text_range(void *ctx, size_t begin, size_t end) {
     Work w;
     memset(&w, 0, sizeof(w));
     w.k.scratch = b->scratch;
+    w.simd = !b->kind && !b->no_simd && words_simd_available();
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
         if (i + 1 < end && !b->kind) prefetch_instance(b, i + 1);

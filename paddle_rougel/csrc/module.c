@@ -528,7 +528,7 @@ static PyObject *lsum_text_snapshot(PyObject *self, PyObject *args, PyObject *kw
 }
 
 PyDoc_STRVAR(lsum_text_doc,
-"lsum_text(cands, flat, offsets, threads=1, chars=False, scratch=256 MiB, base=0)\n"
+"lsum_text(cands, flat, offsets, threads=1, chars=False, scratch=256 MiB, base=0, simd=-1)\n"
 "    -> (hits, cand_len, ref_len) or None\n\n"
 "ROUGE-Lsum text handling in C: sentences end at '\\n'; the tokens are\n"
 "rouge-score's (the lowercased runs of [A-Za-z0-9]) or, with chars, every\n"
@@ -536,17 +536,19 @@ PyDoc_STRVAR(lsum_text_doc,
 "(offsets=None: flat is a list of reference lists, snapshotted here).  None\n"
 "(nothing computed) unless every text is a str (an ASCII str without chars).\n"
 "hits and ref_len per (candidate, reference) pair, cand_len per candidate:\n"
-"int64 bytearrays.  scratch, base: as lsum_batch.");
+"int64 bytearrays.  scratch, base: as lsum_batch.  simd: as lcs_words (0: the portable\n"
+"ASCII reader even where the AVX-512 one runs; the same results).");
 
 static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"cands", "flat", "offsets", "threads", "chars", "scratch", "base", NULL};
+    static char *kwlist[] = {"cands", "flat", "offsets", "threads", "chars", "scratch", "base", "simd", NULL};
     PyObject *cands, *flat, *offsets_in = Py_None, *snap = NULL, *result = NULL;
     PyObject *hits = NULL, *cand_len = NULL, *ref_len = NULL;
-    int threads = 1, char_mode = 0;
+    int threads = 1, char_mode = 0, simd = -1;
     Py_ssize_t scratch = (Py_ssize_t)LSUM_DEFAULT_SCRATCH, base = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oipnn", kwlist, &cands, &flat, &offsets_in, &threads, &char_mode,
-                                     &scratch, &base))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|Oipnni", kwlist, &cands, &flat, &offsets_in, &threads, &char_mode,
+                                     &scratch, &base, &simd))
         return NULL;
+    if (!simd_ok("lsum_text", simd)) return NULL;
     Py_buffer ob = {0};
     const int64_t *off;
     int64_t *inst = NULL, *len = NULL, *doc_len = NULL;
@@ -605,7 +607,7 @@ static PyObject *lsum_text(PyObject *self, PyObject *args, PyObject *kw) {
     int64_t *hp, *cl, *rl;
     if (!(hits = int64_array(R, &hp)) || !(cand_len = int64_array(N, &cl)) || !(ref_len = int64_array(R, &rl)))
         goto done;
-    LsumTextBatch L = {chars, len, inst, hp, doc_len, char_mode ? kind : NULL, 0};
+    LsumTextBatch L = {chars, len, inst, hp, doc_len, char_mode ? kind : NULL, 0, simd == 0};
     if ((threads = lsum_threads(&L, N, threads, scratch, base, text_need, &L.scratch)) < 0) goto done;
     for (Py_ssize_t i = 0; i < N; i++) cost[i] = lsum_text_cost(&L, (size_t)i);
     if (run_kernel(cost, N, threads, lsum_text_range, &L) < 0) goto done;

@@ -27,6 +27,7 @@
 
 #include "lcs_kernel.h"
 #include "tokmap.h"
+#include "words_simd.h"
 
 /* A word of code points < 256 (as bytes, folded when fold): key its first 8 bytes and key2
  * the next 8 (zero-padded), so that a word of at most 16 bytes is (key, key2, its length);
@@ -107,8 +108,6 @@ static inline uint64_t load_le(const uint8_t *p, int64_t at, int64_t k, int64_t 
     }
     return v;
 }
-
-#define HASH_MUL 0x9E3779B97F4A7C15ull
 
 static inline uint32_t code_point(const WordText *t, int64_t i) {
     if (t->kind == 1) return ((const uint8_t *)t->data)[i];
@@ -309,26 +308,11 @@ static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out
  * from two gathers at their starts, masked by their lengths.  A word over 16 bytes (rare)
  * goes through word_bytes.  Positions are int32: texts of WORDS_V_MAX bytes or more take the
  * portable reader. */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && defined(__SSE2__)
-#define WORDS_X86 1
-#include <immintrin.h>
-#define WORDS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,popcnt")))
-#define WORDS_V_MAX ((int64_t)1 << 30)
-
+#ifdef WORDS_X86
 WORDS_AVX512 static inline uint64_t classify64_v(const WordsBatch *b, const uint8_t *p, uint8_t *out) {
     const __m512i x = _mm512_loadu_si512((const void *)p);
-    __m512i copy = x;
-    if (b->fold)  /* A-Z: + 0x20 */
-        copy = _mm512_mask_add_epi8(x, _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8('A')),
-                                                               _mm512_set1_epi8(26)),
-                                    x, _mm512_set1_epi8(0x20));
-    _mm512_storeu_si512((void *)out, copy);
-    if (b->mode == WORDS_ALNUM) {  /* [0-9a-z], and A-Z (the mode folds) */
-        const __m512i low = _mm512_or_si512(x, _mm512_set1_epi8(0x20));
-        const __mmask64 a = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(low, _mm512_set1_epi8('a')), _mm512_set1_epi8(26));
-        const __mmask64 d = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8('0')), _mm512_set1_epi8(10));
-        return (uint64_t)(a | d);
-    }
+    _mm512_storeu_si512((void *)out, b->fold ? fold64_v(x) : x);
+    if (b->mode == WORDS_ALNUM) return alnum64_v(x);  /* [0-9a-z], and A-Z (the mode folds) */
     /* not whitespace: \t-\r, \x1c-space, \x85, \xa0 */
     const __mmask64 c = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8(9)), _mm512_set1_epi8(5));
     const __mmask64 f = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8(0x1c)), _mm512_set1_epi8(5));
@@ -363,63 +347,21 @@ WORDS_AVX512 static uint64_t *bitmap1_v(WWork *w, const WordsBatch *b, const Wor
  * w->low), the k-th word's first byte at S[k] and last at E[k] (S = w->b32, E after it:
  * returned); the count at *ns, or NULL when out of memory. */
 WORDS_AVX512 static int32_t *bounds_v(WWork *w, const WordsBatch *b, const WordText *t, int64_t *ns_out) {
-    static const uint8_t iota_b[64] = {
-        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
     const uint64_t *bits = bitmap1_v(w, b, t);
     if (!bits) return NULL;
     const int64_t len = t->len, nb = (len + 63) / 64, most = (len + 1) / 2;
     /* each block writes 32 positions (it has at most 32 starts and 32 ends) */
     if (grow((void **)&w->b32, &w->b32_cap, 2 * (size_t)most + 80, sizeof(int32_t)) < 0) return NULL;
     int32_t *S = w->b32, *E = w->b32 + most + 40;
-    const __m512i iota = _mm512_loadu_si512((const void *)iota_b);
     int64_t ns = 0, ne = 0;
     for (int64_t k = 0; k < nb; k++) {
         const uint64_t m = bits[k];
         const uint64_t ms = m & ~((m << 1) | (bits[k - 1] >> 63)), me = m & ~((m >> 1) | (bits[k + 1] << 63));
-        const __m512i base = _mm512_set1_epi32((int)(64 * k));
-        const __m512i cs = _mm512_maskz_compress_epi8((__mmask64)ms, iota);
-        const __m512i ce = _mm512_maskz_compress_epi8((__mmask64)me, iota);
-        _mm512_storeu_si512((void *)(S + ns), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(cs)), base));
-        _mm512_storeu_si512((void *)(S + ns + 16),
-                            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(cs, 1)), base));
-        _mm512_storeu_si512((void *)(E + ne), _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(ce)), base));
-        _mm512_storeu_si512((void *)(E + ne + 16),
-                            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(ce, 1)), base));
-        ns += _mm_popcnt_u64(ms);
-        ne += _mm_popcnt_u64(me);
+        ns += positions64_v(ms, 64 * k, S + ns);
+        ne += positions64_v(me, 64 * k, E + ne);
     }
     *ns_out = ns;
     return S;
-}
-
-/* word_short of the words S[l] .. E[l], l < 8 where live: key (c), key2 (d), hash (h) and
- * length (n) in lanes (right for lengths up to 16). */
-typedef struct { __m512i c, d, h, n; __m256i s; } Keys8;
-
-WORDS_AVX512 static inline Keys8 keys8_v(const uint8_t *low, const int32_t *S, const int32_t *E, __mmask8 live) {
-    Keys8 r;
-    const __m512i zero = _mm512_setzero_si512(), ones = _mm512_set1_epi64(-1), eight = _mm512_set1_epi64(8),
-                  k64 = _mm512_set1_epi64(64), M = _mm512_set1_epi64((long long)HASH_MUL);
-    r.s = _mm256_maskz_loadu_epi32(live, S);
-    const __m256i e = _mm256_maskz_loadu_epi32(live, E);
-    const __m512i n = _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm256_sub_epi32(e, r.s)), _mm512_set1_epi64(1));
-    const __m512i n0 = _mm512_min_epi64(n, eight);
-    const __m512i n1 = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(n, eight), zero), eight);
-    const __m512i c = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)low, 1),
-                                       _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n0, 3))));
-    const __m512i d = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)(low + 8), 1),
-                                       _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n1, 3))));
-    const __m512i h0 = _mm512_xor_si512(_mm512_mullo_epi64(n, M), c);
-    const __m512i h1 = _mm512_mullo_epi64(_mm512_xor_si512(_mm512_rol_epi64(h0, 5), d), M);
-    __m512i h = _mm512_mask_blend_epi64(_mm512_cmpgt_epi64_mask(n, eight), h0, h1);
-    h = _mm512_mullo_epi64(h, M);
-    r.c = c;
-    r.d = d;
-    r.h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
-    r.n = n;
-    return r;
 }
 
 #endif
