@@ -242,6 +242,43 @@ static inline uint32_t word_find(const Work *w, uint64_t k1, uint64_t k2, const 
     return x->id & ((uint32_t)(x->stamp != w->wgen) - 1);
 }
 
+/* The newlines of one 64-byte block (bits of nl): at each, the words before it (nws before the
+ * block and the block's starts below it) end a sentence if any came since the last end (*last):
+ * its end, as a token index, to soff[++*ns]. */
+static inline void sentence_ends(uint64_t nl, uint64_t starts, int64_t nws, int64_t nt0, int64_t *soff,
+                                 int64_t *ns, int64_t *last) {
+    while (nl) {
+        const int64_t before = nws + popcount64_words(starts & (((uint64_t)1 << low_bit(nl)) - 1));
+        if (before > *last) { soff[++*ns] = nt0 + before; *last = before; }
+        nl &= nl - 1;
+    }
+}
+
+/* Word i (keys k1, k2; at p, wl bytes) of a text: a candidate's (add) id to ids[i]; a
+ * reference's, when the candidate has the word, to rid[*r] (one more row), and S[i] becomes
+ * the rows before word i (S[i], its start, is read: not needed after). */
+static inline void word_step(Work *w, int add, int64_t i, uint64_t k1, uint64_t k2, const char *p,
+                             int64_t wl, uint32_t *ids, uint32_t *rid, uint32_t *S, int64_t *r, int64_t nr0,
+                             uint32_t *kk) {
+    if (add) {
+        ids[i] = word_add(w, k1, k2, p, wl, kk);
+    } else {
+        const uint32_t id = word_find(w, k1, k2, p, wl);
+        rid[*r] = id;
+        S[i] = (uint32_t)(*r - nr0);
+        *r += id != 0;  /* no branch: unpredictable */
+    }
+}
+
+/* A reference's sentences (ns0 .. ns) as where each starts among the rows (w->k.rsent), from
+ * S (the rows before each word, word_step) once its nws words have their ids. */
+static inline void reference_rows(Work *w, uint32_t *S, int64_t nws, int64_t r, int64_t nr0,
+                                  const int64_t *soff, int64_t ns0, int64_t ns, int64_t nt0, int64_t ncs) {
+    S[nws] = (uint32_t)(r - nr0);
+    for (int64_t t = ns0; t < ns; t++) w->k.rsent[t - ncs] = nr0 + S[soff[t] - nt0];
+    w->k.rsent[ns - ncs] = r;
+}
+
 /* One text, tokenized: in passes, the bitmaps of token bytes and newlines, 64
  * bytes at a time; where words start and end (and, at each newline, how many
  * words came before: a sentence end, to w->soff); then each word's id.  The
@@ -274,11 +311,7 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
         const uint64_t b = q == nw ? 0 : block_bits(64 * q + 64 <= len ? c + 64 * q : w->tail + (64 * q - tb), &nl);
         const uint64_t starts = b & ~((b << 1) | carry), ends = ~b & ((b << 1) | carry);
         carry = b >> 63;
-        while (nl) {  /* a newline: the words before it end a sentence (if any since the last) */
-            const int64_t before = nws + popcount64_words(starts & (((uint64_t)1 << low_bit(nl)) - 1));
-            if (before > last) { soff[++ns] = nt0 + before; last = before; }
-            nl &= nl - 1;
-        }
+        sentence_ends(nl, starts, nws, nt0, soff, &ns, &last);
         nws += flatten(starts, (uint32_t)(64 * q), S + nws);
         nwe += flatten(ends, (uint32_t)(64 * q), E + nwe);
     }
@@ -292,20 +325,9 @@ static inline int64_t tokenize_text(Work *w, const char *c, int64_t len, int add
         const uint64_t k1 = (load8(p) | B8(0x20)) & BELOW[wl < 8 ? wl : 8];
         uint64_t k2 = (load8(p + 8) | B8(0x20)) & BELOW[wl < 8 ? 0 : wl < 16 ? wl - 8 : 8];
         if (wl > 16) k2 = long_key(c + s, wl);
-        if (add) {
-            ids[i] = word_add(w, k1, k2, c + s, wl, &kk);
-        } else {
-            const uint32_t id = word_find(w, k1, k2, c + s, wl);
-            rid[r] = id;
-            S[i] = (uint32_t)(r - *nr);  /* S[i] is read: now the rows before word i */
-            r += id != 0;  /* no branch: unpredictable */
-        }
+        word_step(w, add, i, k1, k2, c + s, wl, ids, rid, S, &r, *nr, &kk);
     }
-    if (!add) {
-        S[nws] = (uint32_t)(r - *nr);
-        for (int64_t t = ns0; t < ns; t++) w->k.rsent[t - ncs] = *nr + S[soff[t] - nt0];
-        w->k.rsent[ns - ncs] = r;
-    }
+    if (!add) reference_rows(w, S, nws, r, *nr, soff, ns0, ns, nt0, ncs);
     *ntok = nt0 + nws; *nsent = ns; *k = kk; *nr = r;
     return nws;
 }
@@ -343,11 +365,7 @@ WORDS_AVX512 static int64_t tokenize_text_v(Work *w, const char *c, int64_t len,
         }
         const uint64_t starts = b & ~((b << 1) | carry), ends = ~b & ((b << 1) | carry);
         carry = b >> 63;
-        while (nl) {  /* a newline: the words before it end a sentence (if any since the last) */
-            const int64_t before = nws + popcount64_words(starts & (((uint64_t)1 << low_bit(nl)) - 1));
-            if (before > last) { soff[++ns] = nt0 + before; last = before; }
-            nl &= nl - 1;
-        }
+        sentence_ends(nl, starts, nws, nt0, soff, &ns, &last);
         nws += positions64_v(starts, 64 * q, S + nws);
         nwe += positions64_v(ends, 64 * q - 1, E + nwe);
     }
@@ -368,20 +386,9 @@ WORDS_AVX512 static int64_t tokenize_text_v(Work *w, const char *c, int64_t len,
     for (int64_t i = 0; i < nws; i++) {
         const int64_t s = S[i], wl = (int64_t)N[i];
         const uint64_t k1 = K1[i], k2 = __builtin_expect(wl > 16, 0) ? long_key(c + s, wl) : K2[i];
-        if (add) {
-            ids[i] = word_add(w, k1, k2, c + s, wl, &kk);
-        } else {
-            const uint32_t id = word_find(w, k1, k2, c + s, wl);
-            rid[r] = id;
-            S[i] = (int32_t)(r - *nr);  /* S[i] is read: now the rows before word i */
-            r += id != 0;
-        }
+        word_step(w, add, i, k1, k2, c + s, wl, ids, rid, (uint32_t *)S, &r, *nr, &kk);
     }
-    if (!add) {
-        S[nws] = (int32_t)(r - *nr);
-        for (int64_t t = ns0; t < ns; t++) w->k.rsent[t - ncs] = *nr + S[soff[t] - nt0];
-        w->k.rsent[ns - ncs] = r;
-    }
+    if (!add) reference_rows(w, (uint32_t *)S, nws, r, *nr, soff, ns0, ns, nt0, ncs);
     *ntok = nt0 + nws; *nsent = ns; *k = kk; *nr = r;
     return nws;
 }
@@ -393,7 +400,8 @@ static int64_t tokenize_any(Work *w, const char *c, int64_t len, int add, int64_
 #ifdef WORDS_X86
     if (w->simd && len < WORDS_V_MAX) return tokenize_text_v(w, c, len, add, ntok, nsent, k, nr, ncs);
 #endif
-    return add ? tokenize_text(w, c, len, 1, ntok, nsent, k, nr, ncs) : tokenize_text(w, c, len, 0, ntok, nsent, k, nr, ncs);
+    return add ? tokenize_text(w, c, len, 1, ntok, nsent, k, nr, ncs)
+               : tokenize_text(w, c, len, 0, ntok, nsent, k, nr, ncs);
 }
 
 static int lsum_text_instance(Work *w, const LsumTextBatch *b, size_t i) {

@@ -179,16 +179,29 @@ static inline uint64_t classify64(const WWork *w, const WordsBatch *b, const uin
 #endif
 }
 
+/* Room for the bitmap of a 1-byte text of nb 64-byte blocks (w->bits: a zero word before, one
+ * after) and its folded copy (w->low: 16 bytes more); the bitmap (w->bits + 1), or NULL. */
+static uint64_t *bitmap_room(WWork *w, int64_t nb) {
+    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0 ||
+        grow((void **)&w->low, &w->low_cap, 64 * (size_t)nb + 16, 1) < 0)
+        return NULL;
+    w->bits[0] = 0;
+    return w->bits + 1;
+}
+
+/* The bitmap's zero word after the text, and the 16 zero bytes after its folded copy. */
+static void bitmap_close(WWork *w, uint64_t *bits, int64_t nb) {
+    bits[nb] = 0;
+    memset(w->low + 64 * nb, 0, 16);
+}
+
 /* Word-character bitmap of a 1-byte text in w->bits + 1 (with a zero word before and after),
  * and its bytes (folded when fold) in w->low, then at least 16 zero bytes. */
 static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
     const uint8_t *p = (const uint8_t *)t->data;
     const int64_t len = t->len, nb = (len + 63) / 64;
-    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0 ||
-        grow((void **)&w->low, &w->low_cap, 64 * (size_t)nb + 16, 1) < 0)
-        return NULL;
-    uint64_t *bits = w->bits + 1;
-    bits[-1] = 0;
+    uint64_t *bits = bitmap_room(w, nb);
+    if (!bits) return NULL;
     for (int64_t k = 0; k < nb; k++) {
         const int64_t at = 64 * k, n = len - at < 64 ? len - at : 64;
         if (n == 64) {
@@ -200,8 +213,7 @@ static uint64_t *bitmap1(WWork *w, const WordsBatch *b, const WordText *t) {
             bits[k] = classify64(w, b, tail, w->low + at) & (((uint64_t)1 << n) - 1);
         }
     }
-    bits[nb] = 0;
-    memset(w->low + 64 * nb, 0, 16);
+    bitmap_close(w, bits, nb);
     return bits;
 }
 
@@ -325,11 +337,8 @@ WORDS_AVX512 static inline uint64_t classify64_v(const WordsBatch *b, const uint
 WORDS_AVX512 static uint64_t *bitmap1_v(WWork *w, const WordsBatch *b, const WordText *t) {
     const uint8_t *p = (const uint8_t *)t->data;
     const int64_t len = t->len, nb = (len + 63) / 64;
-    if (grow((void **)&w->bits, &w->bits_cap, (size_t)nb + 2, sizeof(uint64_t)) < 0 ||
-        grow((void **)&w->low, &w->low_cap, 64 * (size_t)nb + 16, 1) < 0)
-        return NULL;
-    uint64_t *bits = w->bits + 1;
-    bits[-1] = 0;
+    uint64_t *bits = bitmap_room(w, nb);
+    if (!bits) return NULL;
     for (int64_t k = 0; k + 1 < nb; k++) bits[k] = classify64_v(b, p + 64 * k, w->low + 64 * k);
     if (nb > 0) {  /* the last bytes: from a zero-padded copy, bits above n cleared */
         const int64_t at = 64 * (nb - 1), n = len - at;
@@ -338,8 +347,7 @@ WORDS_AVX512 static uint64_t *bitmap1_v(WWork *w, const WordsBatch *b, const Wor
         memcpy(tail, p + at, (size_t)n);
         bits[nb - 1] = classify64_v(b, tail, w->low + at) & (~(uint64_t)0 >> (64 - n));
     }
-    bits[nb] = 0;
-    memset(w->low + 64 * nb, 0, 16);
+    bitmap_close(w, bits, nb);
     return bits;
 }
 
