@@ -106,3 +106,14 @@ def test_paths_agree(batch, mode_fold, distinct):
 def test_simd_must_be_a_level_this_cpu_runs():
     with pytest.raises(ValueError, match="simd"):
         _lcs.lcs_words(["a"], [["a"]], 0, simd=99)
+
+
+def test_the_vector_readers_run_where_the_cpu_has_them():
+    """words_simd_level() is 1 exactly when the CPU (its /proc/cpuinfo flags, read here, not
+    through the package) has every extension the AVX-512 readers use: so on such a machine the
+    simd=-1 runs of these tests and tests/test_lsum_simd.py do exercise the vector readers
+    (otherwise the two paths compared would be one).  No /proc/cpuinfo: a failure, not a skip."""
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        flags = next(line.split(":", 1)[1].split() for line in f if line.startswith("flags"))
+    need = {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vbmi2", "popcnt"}
+    assert _lcs.words_simd_level() == int(need <= set(flags))

@@ -371,16 +371,9 @@ WORDS_AVX512 static int64_t tokenize_text_v(Work *w, const char *c, int64_t len,
     }
     if (nws > last) soff[++ns] = nt0 + nws;
     memset(low + 64 * nw, 0, 16);
-    /* the keys, in a loop of their own (a missed table branch would flush the gathers in flight);
-     * nwe == nws (the text ends with a block of no token byte) */
+    /* the keys first (keys_v); nwe == nws (the text ends with a block of no token byte) */
     uint64_t *K1 = w->keys, *K2 = K1 + most, *N = K2 + most;
-    for (int64_t j = 0; j < nws; j += 8) {
-        const int64_t cnt = nws - j < 8 ? nws - j : 8;
-        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
-        _mm512_storeu_si512((void *)(K1 + j), K.c);
-        _mm512_storeu_si512((void *)(K2 + j), K.d);
-        _mm512_storeu_si512((void *)(N + j), K.n);
-    }
+    keys_v(low, S, E, nws, K1, K2, NULL, N);
     uint32_t *ids = w->k.ids + nt0, *rid = w->k.rid, kk = *k;
     int64_t r = *nr;
     for (int64_t i = 0; i < nws; i++) {

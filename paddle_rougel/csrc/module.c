@@ -937,6 +937,10 @@ static PyObject *simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(matrix_simd_available());
 }
 
+static PyObject *py_words_simd_level(PyObject *self, PyObject *noargs) {
+    return PyLong_FromLong(words_simd_available());
+}
+
 static PyObject *py_pairs_simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(pairs_simd_level());
 }
@@ -947,6 +951,8 @@ static PyMethodDef methods[] = {
     {"str_tuple", str_tuple, METH_O,
      "str_tuple(items) -> tuple or None: items as a tuple when every one is an exact str, else None."},
     {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
+    {"words_simd_level", py_words_simd_level, METH_NOARGS,
+     "words_simd_level() -> int: 1 when lcs_words and lsum_text read 1-byte texts by AVX-512, else 0."},
     {"pairs_simd_level", py_pairs_simd_level, METH_NOARGS,
      "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},

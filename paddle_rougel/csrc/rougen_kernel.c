@@ -255,6 +255,15 @@ static void distinct_hits(RougeNScratch *s, const uint32_t *gc, const uint32_t *
     }
 }
 
+/* Which of orders 1 and 2 the spec asks for (clipped12 / distinct12 take no other). */
+static void orders12(const RougeNSpec *spec, int *one, int *two) {
+    *one = *two = 0;
+    for (int c = 0; c < spec->K; c++) {
+        *one |= spec->orders[c] == 1;
+        *two |= spec->orders[c] == 2;
+    }
+}
+
 /* Clipped counts of orders 1 and 2 only, when (k + 1 + SPREAD)^2 <= PAIR_TABLE: one pass over
  * the candidate and one over each reference, no n-gram ids.  The candidate's counts live in
  * the tables themselves: L[w] for word w, pair[x * W + y] for the bigram (x, y); each
@@ -339,14 +348,12 @@ clipped12_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int6
 }
 
 /* clipped12_body for the orders asked (1, 2 or both). */
-static __attribute__((noinline)) int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
-                     const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits,
-                     int64_t *cand_grams, int64_t *ref_grams) {
-    int one = 0, two = 0;
-    for (int c = 0; c < spec->K; c++) {
-        one |= spec->orders[c] == 1;
-        two |= spec->orders[c] == 2;
-    }
+static __attribute__((noinline)) int clipped12(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a,
+                                               int64_t n, uint32_t k, const uint32_t *b, const int64_t *ref_len,
+                                               int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+                                               int64_t *ref_grams) {
+    int one, two;
+    orders12(spec, &one, &two);
     if (one && two) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
     if (one) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
     return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
@@ -421,11 +428,8 @@ static __attribute__((noinline)) int distinct12(RougeNScratch *s, const RougeNSp
                                                 int64_t n, uint32_t k, uint32_t V, const uint32_t *b,
                                                 const int64_t *ref_len, int64_t nrefs, int64_t *hits,
                                                 int64_t *cand_grams, int64_t *ref_grams) {
-    int one = 0, two = 0;
-    for (int c = 0; c < spec->K; c++) {
-        one |= spec->orders[c] == 1;
-        two |= spec->orders[c] == 2;
-    }
+    int one, two;
+    orders12(spec, &one, &two);
     if (one && two)
         return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
     if (one) return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);

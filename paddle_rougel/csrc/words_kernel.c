@@ -542,19 +542,11 @@ WORDS_AVX512 static int cand_ids_v(WWork *w, const WordText *t, const int32_t *S
                                    uint32_t *ids, int fold, uint32_t *k) {
     const int32_t *E = S + (t->len + 1) / 2 + 40;
     const uint8_t *low = w->low;
-    /* the keys first, in a loop of their own: a missed branch of the table steps would
-     * flush their gathers and multiplies in flight */
+    /* the keys first (keys_v) */
     const size_t room = (size_t)ns + 8;
     if (grow((void **)&w->keys, &w->keys_cap, 4 * room, sizeof(uint64_t)) < 0) return -1;
     uint64_t *C = w->keys, *D = C + room, *H = D + room, *N = H + room;
-    for (int64_t j = 0; j < ns; j += 8) {
-        const int64_t cnt = ns - j < 8 ? ns - j : 8;
-        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
-        _mm512_storeu_si512((void *)(C + j), K.c);
-        _mm512_storeu_si512((void *)(D + j), K.d);
-        _mm512_storeu_si512((void *)(H + j), K.h);
-        _mm512_storeu_si512((void *)(N + j), K.n);
-    }
+    keys_v(low, S, E, ns, C, D, H, N);
     const size_t mask = w->mcap - 1;
     const uint32_t gen = w->gen;
     for (int64_t j = 0; j < ns; j++) {

@@ -7,7 +7,8 @@
  * - positions64_v: the bit positions of a 64-bit mask as int32s (a compress of 0..63);
  * - keys8_v: the keys of eight words (key: first 8 bytes, key2: the next 8, zero above the
  *   word; their hash; the length) by two gathers from a folded copy followed by 16 readable
- *   bytes.  Right for words up to 16 bytes; a caller keys longer words its own way. */
+ *   bytes.  Right for words up to 16 bytes; a caller keys longer words its own way;
+ * - keys_v: keys8_v of a text's words into arrays. */
 #ifndef PADDLE_ROUGEL_WORDS_SIMD_H
 #define PADDLE_ROUGEL_WORDS_SIMD_H
 
@@ -77,6 +78,21 @@ WORDS_AVX512 static inline Keys8 keys8_v(const uint8_t *low, const int32_t *S, c
     r.h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
     r.n = n;
     return r;
+}
+
+/* keys8_v of words 0 .. ns-1 into arrays (each with room for ns rounded up to 8): key C, key2 D,
+ * hash H (NULL: not kept), length N; in a loop of their own, so that a missed branch of the
+ * table steps after it cannot flush the gathers and multiplies in flight. */
+WORDS_AVX512 static inline void keys_v(const uint8_t *low, const int32_t *S, const int32_t *E, int64_t ns,
+                                       uint64_t *C, uint64_t *D, uint64_t *H, uint64_t *N) {
+    for (int64_t j = 0; j < ns; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const Keys8 K = keys8_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
+        _mm512_storeu_si512((void *)(C + j), K.c);
+        _mm512_storeu_si512((void *)(D + j), K.d);
+        if (H) _mm512_storeu_si512((void *)(H + j), K.h);
+        _mm512_storeu_si512((void *)(N + j), K.n);
+    }
 }
 #endif
 
