@@ -36,6 +36,7 @@
 #include "tokens.h"
 #include "tokmap.h"
 #include "words_kernel.h"
+#include "words_simd.h"
 
 /* lcs_pairs keeps the GIL for a batch of at most this pairs_cost (about 4 ms of work on
  * one AVX-512 core, 15 on the portable lanes; CPython's switch interval is 5 ms). */
@@ -980,5 +981,11 @@ PyMODINIT_FUNC PyInit__lcs(void) {
     if (m && PyModule_AddIntConstant(m, "LSUM_SCRATCH", (long)LSUM_DEFAULT_SCRATCH) < 0) Py_CLEAR(m);
     /* the most threads run_partitioned uses (engine.default_threads caps PADDLE_ROUGEL_THREADS to it) */
     if (m && PyModule_AddIntConstant(m, "MAX_THREADS", PARTITION_MAX_THREADS) < 0) Py_CLEAR(m);
+    /* the AVX-512 text readers are compiled in (x86-64 with gcc/clang and SSE2; not the portable build) */
+#ifdef WORDS_X86
+    if (m && PyModule_AddIntConstant(m, "WORDS_SIMD_BUILT", 1) < 0) Py_CLEAR(m);
+#else
+    if (m && PyModule_AddIntConstant(m, "WORDS_SIMD_BUILT", 0) < 0) Py_CLEAR(m);
+#endif
     return m;
 }
