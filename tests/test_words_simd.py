@@ -91,16 +91,19 @@ LONG = st.sampled_from(["abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghij
 TEXT = st.lists(st.one_of(ALPHABET, LONG), max_size=90).map("".join)
 
 
-@settings(deadline=None, derandomize=True, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, derandomize=True, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(TEXT, st.lists(TEXT, min_size=1, max_size=3)), min_size=1, max_size=5),
-       st.sampled_from(SPLITS), st.booleans())
-def test_paths_agree(batch, mode_fold, distinct):
+       st.sampled_from(SPLITS), st.booleans(), st.sampled_from([(1, 2, 3), (1, 2), (2, 1), (1,), (2,), None]),
+       st.booleans())
+def test_paths_agree(batch, mode_fold, distinct, orders, lcs):
+    """(orders 1 and/or 2, clipped, and a candidate of at most 63 short words: the mask path,
+    tests/test_words_masks.py; other orders or distinct: the ids and tables)"""
     cands = [c for c, _ in batch]
     refs = [r for _, r in batch]
     mode, fold = mode_fold
-    portable = words(cands, refs, mode, fold, 0, orders=(1, 2, 3), distinct=distinct)
-    best = words(cands, refs, mode, fold, -1, orders=(1, 2, 3), distinct=distinct)
-    assert portable == best
+    portable = _lcs.lcs_words(cands, refs, mode, fold, 1, orders=orders, distinct=distinct, lcs=lcs, simd=0)
+    best = _lcs.lcs_words(cands, refs, mode, fold, 1, orders=orders, distinct=distinct, lcs=lcs, simd=-1)
+    assert [bytes(x) for x in portable] == [bytes(x) for x in best]
 
 
 def test_simd_must_be_a_level_this_cpu_runs():
@@ -122,5 +125,5 @@ def test_the_vector_readers_run_where_the_cpu_has_them():
     assert _lcs.WORDS_SIMD_BUILT == int(built)
     with open("/proc/cpuinfo", encoding="utf-8") as f:
         flags = next(line.split(":", 1)[1].split() for line in f if line.startswith("flags"))
-    need = {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vbmi2", "popcnt"}
+    need = {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vbmi2", "popcnt", "bmi1", "bmi2"}
     assert _lcs.words_simd_level() == int(built and need <= set(flags))

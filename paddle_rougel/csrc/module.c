@@ -942,6 +942,31 @@ static PyObject *py_words_simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(words_simd_available());
 }
 
+static PyObject *py_word_fingerprints(PyObject *self, PyObject *args) {
+    PyObject *text;
+    int mode = WORDS_ALNUM;
+    if (!PyArg_ParseTuple(args, "U|i", &text, &mode)) return NULL;
+    if (!PyUnicode_IS_ASCII(text) || (mode != WORDS_SPLIT && mode != WORDS_ALNUM)) {
+        PyErr_SetString(PyExc_ValueError, "word_fingerprints: an ASCII str and mode 0 or 1");
+        return NULL;
+    }
+    WordText t;
+    text_of(text, &t);
+    const int64_t cap = t.len / 2 + 2;
+    uint16_t *out = (uint16_t *)malloc((size_t)cap * sizeof(uint16_t));
+    if (!out) return PyErr_NoMemory();
+    WordsBatch W = {&t, NULL, mode, 1, py_is_space, NULL, NULL, NULL, {NULL, NULL, NULL}, 0};
+    const int64_t n = words_fingerprints(&W, &t, out, cap);
+    PyObject *res = NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "word_fingerprints: no AVX-512 word reader on this CPU");
+    } else if ((res = PyList_New((Py_ssize_t)n))) {
+        for (int64_t i = 0; i < n; i++) PyList_SET_ITEM(res, (Py_ssize_t)i, PyLong_FromLong(out[i]));
+    }
+    free(out);
+    return res;
+}
+
 static PyObject *py_pairs_simd_level(PyObject *self, PyObject *noargs) {
     return PyLong_FromLong(pairs_simd_level());
 }
@@ -954,6 +979,9 @@ static PyMethodDef methods[] = {
     {"simd_level", simd_level, METH_NOARGS, "simd_level() -> int: 1 when this CPU runs the AVX2 lanes, else 0."},
     {"words_simd_level", py_words_simd_level, METH_NOARGS,
      "words_simd_level() -> int: 1 when lcs_words and lsum_text read 1-byte texts by AVX-512, else 0."},
+    {"word_fingerprints", py_word_fingerprints, METH_VARARGS,
+     "word_fingerprints(text, mode=1) -> list: the 16-bit fingerprints lcs_words' mask reader gives\n"
+     "the words of an ASCII text (folded) where words_simd_level() is 1 (tests: words sharing one)."},
     {"pairs_simd_level", py_pairs_simd_level, METH_NOARGS,
      "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},

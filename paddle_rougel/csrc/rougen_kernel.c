@@ -13,6 +13,8 @@
  *       count is within the candidate's count: sum of min(count_cand, count_ref).
  *   distinct: added (new ids above Gc), so each reference's distinct n-grams are counted by
  *       first occurrences; a hit is a first occurrence of an id <= Gc.
+ * Orders 1 and 2 only take shortcuts: a candidate of at most 64 words bit masks (Clip12,
+ * rougen_kernel.h), a larger one direct tables (clipped12, distinct12).
  * Unigram ids are the caller's local token ids (no table).
  */
 #include "rougen_kernel.h"
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitops.h"
 #include "tokmap.h"
 
 struct RougeNSlot { uint64_t key; uint32_t val, stamp; };
@@ -255,15 +258,6 @@ static void distinct_hits(RougeNScratch *s, const uint32_t *gc, const uint32_t *
     }
 }
 
-/* Which of orders 1 and 2 the spec asks for (clipped12 / distinct12 take no other). */
-static void orders12(const RougeNSpec *spec, int *one, int *two) {
-    *one = *two = 0;
-    for (int c = 0; c < spec->K; c++) {
-        *one |= spec->orders[c] == 1;
-        *two |= spec->orders[c] == 2;
-    }
-}
-
 /* Clipped counts of orders 1 and 2 only, when (k + 1 + SPREAD)^2 <= PAIR_TABLE: one pass over
  * the candidate and one over each reference, no n-gram ids.  The candidate's counts live in
  * the tables themselves: L[w] for word w, pair[x * W + y] for the bigram (x, y); each
@@ -353,10 +347,78 @@ static __attribute__((noinline)) int clipped12(RougeNScratch *s, const RougeNSpe
                                                int64_t nrefs, int64_t *hits, int64_t *cand_grams,
                                                int64_t *ref_grams) {
     int one, two;
-    orders12(spec, &one, &two);
+    rougen_orders12(spec, &one, &two);
     if (one && two) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
     if (one) return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
     return clipped12_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
+}
+
+/* Orders 1 and 2 only (orders_low) and which of them (rougen_orders12): clipped12,
+ * clipped12_masks, distinct12 and words_kernel.c's mask reader take no other. */
+static int orders_low(const RougeNSpec *spec) {
+    int low = 1;
+    for (int c = 0; c < spec->K; c++) low &= spec->orders[c] <= 2;
+    return low;
+}
+
+int rougen_low12(const RougeNSpec *spec) { return !spec->distinct && orders_low(spec); }
+
+void rougen_orders12(const RougeNSpec *spec, int *one, int *two) {
+    *one = *two = 0;
+    for (int c = 0; c < spec->K; c++) {
+        *one |= spec->orders[c] == 1;
+        *two |= spec->orders[c] == 2;
+    }
+}
+
+void clip12_put(const RougeNSpec *spec, const Clip12 *c, uint64_t valid, int64_t m, int64_t *hits,
+                int64_t *ref_grams) {
+    const int64_t h1 = popcount64(valid & ~c->free1), h2 = popcount64((valid >> 1) & ~c->free2);
+    for (int k = 0; k < spec->K; k++) {
+        const int64_t o = spec->orders[k];
+        hits[k] = o == 1 ? h1 : h2;
+        ref_grams[k] = grams(m, o);
+    }
+}
+
+void clip12_cand_grams(const RougeNSpec *spec, int64_t n, int64_t *cand_grams) {
+    for (int k = 0; k < spec->K; k++) cand_grams[k] = grams(n, spec->orders[k]);
+}
+
+/* Clipped counts of orders 1 and 2 of a candidate of at most 64 words (Clip12): M[w] the
+ * candidate positions of word w (M[0] = 0: not in the candidate) are the reference words'
+ * match masks.  No branch, no table to clear. */
+static inline __attribute__((always_inline)) int
+clipped12_masks_body(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, int64_t n, uint32_t k,
+                     const uint32_t *b, const int64_t *ref_len, int64_t nrefs, int64_t *hits, int64_t *cand_grams,
+                     int64_t *ref_grams, const int one, const int two) {
+    uint64_t *restrict M = s->bm;
+    const int K = spec->K;
+    for (uint32_t w = 0; w <= k; w++) M[w] = 0;
+    for (int64_t p = 0; p < n; p++) M[a[p]] |= (uint64_t)1 << p;
+    const uint64_t all1 = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+    for (int64_t r = 0; r < nrefs; r++) {
+        const int64_t m = ref_len[r];
+        Clip12 C;
+        clip12_start(&C, all1);
+        for (int64_t p = 0; p < m; p++) clip12_step(&C, M[b[p]], one, two);
+        clip12_put(spec, &C, all1, m, hits + r * K, ref_grams + r * K);
+        b += m;
+    }
+    clip12_cand_grams(spec, n, cand_grams);
+    return 0;
+}
+
+static __attribute__((noinline)) int clipped12_masks(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a,
+                                                     int64_t n, uint32_t k, const uint32_t *b,
+                                                     const int64_t *ref_len, int64_t nrefs, int64_t *hits,
+                                                     int64_t *cand_grams, int64_t *ref_grams) {
+    int one, two;
+    rougen_orders12(spec, &one, &two);
+    if (one && two)
+        return clipped12_masks_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
+    if (one) return clipped12_masks_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
+    return clipped12_masks_body(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams, 0, 1);
 }
 
 /* Distinct counts of orders 1 and 2 only, when (V + 1)^2 <= PAIR_TABLE (V: the highest word
@@ -429,7 +491,7 @@ static __attribute__((noinline)) int distinct12(RougeNScratch *s, const RougeNSp
                                                 const int64_t *ref_len, int64_t nrefs, int64_t *hits,
                                                 int64_t *cand_grams, int64_t *ref_grams) {
     int one, two;
-    orders12(spec, &one, &two);
+    rougen_orders12(spec, &one, &two);
     if (one && two)
         return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 1);
     if (one) return distinct12_body(s, spec, a, n, k, V, b, ref_len, nrefs, hits, cand_grams, ref_grams, 1, 0);
@@ -441,8 +503,9 @@ int rougen_local(RougeNScratch *s, const RougeNSpec *spec, const uint32_t *a, in
                  int64_t *ref_grams) {
     const int K = spec->K, distinct = spec->distinct;
     int64_t total_b = 0, longest = n, top = 0;
-    int low = 1;  /* orders 1 and 2 only: clipped12 or distinct12 when their tables are small enough */
-    for (int c = 0; c < K; c++) low &= spec->orders[c] <= 2;
+    const int low = orders_low(spec);  /* clipped12(_masks) or distinct12 when their tables are small enough */
+    if (low && !distinct && n <= 64)
+        return clipped12_masks(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams);
     if (low && !distinct && ((uint64_t)k + 1 + SPREAD) * ((uint64_t)k + 1 + SPREAD) <= PAIR_TABLE &&
         n <= (int64_t)UINT32_MAX)
         return clipped12(s, spec, a, n, k, b, ref_len, nrefs, hits, cand_grams, ref_grams);

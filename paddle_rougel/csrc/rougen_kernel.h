@@ -25,6 +25,42 @@ typedef struct {
     int64_t *hits, *cand_grams, *ref_grams;
 } RougeNOut;
 
+/* Clipped ROUGE-1/2 counts of one (candidate, reference) pair from the reference words'
+ * match masks (bit p: the candidate's word p is this word), for a candidate of at most 64
+ * words.  A reference word takes the lowest free candidate position of its own (free1), a
+ * bigram (x, y) the lowest free start p with x at p and y at p + 1 (free2: prev & cur >> 1),
+ * so each n-gram's hits are min(its count in the candidate, in the reference); the hits are
+ * the positions taken.  The one home of this count: rougen_kernel.c's clipped12_masks and
+ * words_kernel.c's mask reader. */
+typedef struct { uint64_t free1, free2, prev; } Clip12;
+
+static inline void clip12_start(Clip12 *c, uint64_t valid) {
+    c->free1 = valid;
+    c->free2 = valid >> 1;
+    c->prev = 0;
+}
+
+static inline __attribute__((always_inline)) void clip12_step(Clip12 *c, uint64_t cur, const int one, const int two) {
+    if (one) {
+        const uint64_t x = c->free1 & cur;
+        c->free1 ^= x & (0 - x);
+    }
+    if (two) {
+        const uint64_t y = c->free2 & c->prev & (cur >> 1);
+        c->free2 ^= y & (0 - y);
+        c->prev = cur;
+    }
+}
+
+/* Whether spec asks for clipped orders among 1 and 2 only; which of them. */
+int rougen_low12(const RougeNSpec *spec);
+void rougen_orders12(const RougeNSpec *spec, int *one, int *two);
+/* A pair's row of hits and of ref_grams from its Clip12 (the candidate's positions valid; a
+ * reference of m words), and a candidate's cand_grams (n words). */
+void clip12_put(const RougeNSpec *spec, const Clip12 *c, uint64_t valid, int64_t m, int64_t *hits,
+                int64_t *ref_grams);
+void clip12_cand_grams(const RougeNSpec *spec, int64_t n, int64_t *cand_grams);
+
 /* Per-thread scratch of rougen_local (zero-initialise; rougen_scratch_free when done). */
 typedef struct {
     uint32_t *gid;              /* the n-gram id at each position (candidate, then references) */
@@ -33,6 +69,7 @@ typedef struct {
     uint32_t *pair, *cidx;      /* the same as a direct table when small (all 0 between uses) */
     size_t gid_cap, cnt_cap, map_cap, cidx_cap;
     uint32_t epoch, mgen;
+    uint64_t bm[65];            /* clipped12_masks: each word's positions in a candidate of <= 64 words */
 } RougeNScratch;
 
 /* The counts of one instance, from local token ids: the candidate's a[0..n) are 1..k (k its

@@ -9,6 +9,13 @@
  * over its code points (ASCII-folded when asked), so equal words in texts of different
  * PEP 393 kinds get equal ids.
  *
+ * Where the CPU runs the AVX-512 reader, an instance whose candidate is a 1-byte text of at
+ * most 63 words of at most 15 bytes (summaries, answers: most of them) takes the mask reader
+ * instead: no ids and no table, each reference word's match mask over the candidate's
+ * positions straight from a vector compare of fingerprints, fed to the LCS step and to the
+ * clipped ROUGE-1/2 count (Clip12) as it is read.  The same numbers (the differential tests
+ * compare both with the portable reader, simd=0).
+ *
  * WORDS_SPLIT is str.split(): the whitespace of ASCII (\t\n\v\f\r, \x1c-\x1f, space) by a
  * table, of other code points by the caller's test (str.isspace: Py_UNICODE_ISSPACE).
  * WORDS_ALNUM is rouge-score's tokenizer on a lowercased text: runs of [a-z0-9] (with
@@ -25,7 +32,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "bitops.h"
 #include "lcs_kernel.h"
+#include "lcs_step.h"
 #include "tokmap.h"
 #include "words_simd.h"
 
@@ -57,6 +66,12 @@ typedef struct {
     uint64_t *keys;             /* and its words' keys, key2s, hashes and lengths (cand_ids_v) */
     size_t keys_cap, w_cap, ids_cap, rl_cap, bits_cap, low_cap, bounds_cap, narrow_cap, b32_cap;
     int simd;                   /* the AVX-512 reader (words_simd_available and not b->no_simd) */
+    /* the mask reader (cand_masks_v, ref_masks_v): the candidate's words by position (at most
+     * 63 of at most 15 bytes; room for a last group of 8): fingerprints, key, key2 | length
+     * << 56; fvalid its positions, fmixed those whose fingerprint another word shares */
+    uint16_t fpw[72];
+    uint64_t fc[72], fd[72];
+    uint64_t fvalid, fmixed;
     Slot *map;                  /* open addressing with generation stamps */
     uint32_t gen;
     size_t mcap;
@@ -379,7 +394,8 @@ int words_simd_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("popcnt");
+           __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("popcnt") &&
+           __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
 #else
     return 0;
 #endif
@@ -587,6 +603,182 @@ WORDS_AVX512 static int cand_ids_v(WWork *w, const WordText *t, const int32_t *S
 }
 #endif
 
+/* ---- the mask reader (AVX-512): ROUGE-L and ROUGE-1/2 of a candidate of at most 63 words of
+ * at most 15 bytes, straight from each reference word's match mask ----
+ * A word of at most 15 bytes is exactly (key, key2 | length << 56): key2's top byte is zero.
+ * The candidate's 16-bit word fingerprints (fp16_v) fill one vector of 64 lanes.  A reference
+ * word's fingerprint, broadcast and compared with them (two compares), gives the positions m
+ * with its fingerprint.  When those are all one word (no other candidate word shares the
+ * fingerprint: positions outside fmixed), m is the word's match mask if its first position
+ * holds the word's key, and else the word is not in the candidate: one compare and one check
+ * per reference word, no table, no ids, no branch.  A fingerprint that two candidate words
+ * share (fmixed, about 3 candidates in 100 of 50 words) is resolved by comparing keys position
+ * by position (fp_exact). */
+#ifdef WORDS_X86
+WORDS_AVX512 static inline uint64_t fp_mask(__m512i v0, __m512i v1, uint16_t f) {
+    const __m512i x = _mm512_set1_epi16((short)f);
+    return (uint64_t)_mm512_cmpeq_epi16_mask(v0, x) | (uint64_t)_mm512_cmpeq_epi16_mask(v1, x) << 32;
+}
+
+/* The positions among m whose word is (key c, key2 | length << 56 d2). */
+static __attribute__((noinline)) uint64_t fp_exact(const WWork *w, uint64_t m, uint64_t c, uint64_t d2) {
+    uint64_t r = 0;
+    for (; m; m &= m - 1) {
+        const int l = __builtin_ctzll(m);
+        if (w->fc[l] == c && w->fd[l] == d2) r |= (uint64_t)1 << l;
+    }
+    return r;
+}
+
+/* The candidate's ns words (bounds S of text t, w->low its folded copy) into the mask reader:
+ * 1, or 0 when it does not take them (more than 63 words, or one over 15 bytes). */
+WORDS_AVX512 static int cand_masks_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns) {
+    if (ns > 63) return 0;
+    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    __mmask8 longer = 0;
+    for (int64_t j = 0; j < ns; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const __mmask8 live = (__mmask8)((1u << cnt) - 1);
+        const Keys8 K = keys8_cdn_v(w->low, S + j, E + j, live);
+        _mm512_storeu_si512((void *)(w->fc + j), K.c);
+        _mm512_storeu_si512((void *)(w->fd + j), _mm512_or_si512(K.d, _mm512_slli_epi64(K.n, 56)));  /* (n <= 15) */
+        _mm512_mask_cvtepi64_storeu_epi16((void *)(w->fpw + j), live, fp16_v(K.c, K.d, K.n));
+        longer |= _mm512_cmpgt_epu64_mask(K.n, _mm512_set1_epi64(15));
+    }
+    if (longer) return 0;
+    const uint64_t valid = ((uint64_t)1 << ns) - 1;
+    const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
+    uint64_t mixed = 0;
+    for (int64_t j = 0; j < ns; j++) {
+        const uint64_t m = fp_mask(v0, v1, w->fpw[j]) & valid;
+        const int l = __builtin_ctzll(m);
+        const uint64_t same = (w->fc[l] == w->fc[j]) & (w->fd[l] == w->fd[j]);
+        mixed |= m & (same - 1);
+    }
+    w->fvalid = valid;
+    w->fmixed = mixed;
+    return 1;
+}
+#endif
+
+/* What a reference's pass accumulates from its words' match masks: the LCS row V and the
+ * clipped ROUGE-1/2 state of rougen_kernel.h (Clip12). */
+typedef struct { uint64_t V; Clip12 c; } MaskAcc;
+
+static inline __attribute__((always_inline)) void mask_step(MaskAcc *a, uint64_t cur, const int lcs, const int one,
+                                                            const int two) {
+    if (lcs) a->V = lcs_step(a->V, cur);
+    clip12_step(&a->c, cur, one, two);
+}
+
+/* A reference word's match mask against the mask reader's candidate: a plain search, for the
+ * texts the AVX-512 reader does not read (2- and 4-byte texts). */
+static uint64_t word_mask(const WWork *w, const Word *x) {
+    uint64_t r = 0;
+    if (!x->exact || x->len > 15) return 0;
+    for (int l = 0; l < 63; l++)
+        if ((w->fvalid >> l & 1) && w->fc[l] == x->key && w->fd[l] == (x->key2 | (uint64_t)x->len << 56))
+            r |= (uint64_t)1 << l;
+    return r;
+}
+
+#ifdef WORDS_X86
+/* One reference (a 1-byte text under WORDS_V_MAX bytes) against the mask reader's candidate:
+ * its words' match masks into a; returns its words, or -1. */
+WORDS_AVX512 static inline __attribute__((always_inline)) int64_t
+ref_masks_body(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, const int lcs, const int one,
+               const int two) {
+    int64_t ns;
+    const int32_t *S = bounds_v(w, b, t, &ns);
+    if (!S) return -1;
+    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const uint8_t *low = w->low;
+    const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
+    const uint64_t valid = w->fvalid, mixed = w->fmixed;
+    MaskAcc A = *a;
+    const size_t room = (size_t)ns + 8;
+    if (grow((void **)&w->keys, &w->keys_cap, 4 * room, sizeof(uint64_t)) < 0) return -1;
+    uint64_t *kc = w->keys, *kd = kc + room, *kh = kd + room;
+    for (int64_t j = 0; j < ns; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const Keys8 K = keys8_cdn_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
+        _mm512_storeu_si512((void *)(kc + j), K.c);
+        /* key2 | length << 56: the word when it has at most 15 bytes; a longer one (never in
+         * the candidate) gets 0, which no candidate word has (its top byte, the length, is
+         * at least 1) */
+        const __mmask8 fits = _mm512_cmple_epu64_mask(K.n, _mm512_set1_epi64(15));
+        _mm512_storeu_si512((void *)(kd + j), _mm512_maskz_mov_epi64(fits, _mm512_or_si512(K.d, _mm512_slli_epi64(K.n, 56))));
+        _mm512_storeu_si512((void *)(kh + j), fp16_v(K.c, K.d, K.n));
+    }
+    for (int64_t i = 0; i < ns; i++) {
+        uint64_t m = fp_mask(v0, v1, (uint16_t)kh[i]) & valid;
+        const int l = __builtin_ctzll(m | (uint64_t)1 << 63);
+        const uint64_t eq = (w->fc[l] == kc[i]) & (w->fd[l] == kd[i]);
+        uint64_t hard = m & mixed;
+        __asm__("" : "+r"(hard));  /* one branch on it */
+        if (__builtin_expect(hard != 0, 0)) m = fp_exact(w, m, kc[i], kd[i]);
+        else m &= 0 - eq;
+        mask_step(&A, m, lcs, one, two);
+    }
+    *a = A;
+    return ns;
+}
+
+/* ref_masks_body for each mix of LCS, ROUGE-1 and ROUGE-2 (constants: no test in the loop). */
+WORDS_AVX512 static int64_t ref_masks_v(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, int lcs,
+                                        int one, int two) {
+    switch (lcs << 2 | one << 1 | two) {
+        case 7: return ref_masks_body(w, b, t, a, 1, 1, 1);
+        case 6: return ref_masks_body(w, b, t, a, 1, 1, 0);
+        case 5: return ref_masks_body(w, b, t, a, 1, 0, 1);
+        case 4: return ref_masks_body(w, b, t, a, 1, 0, 0);
+        case 3: return ref_masks_body(w, b, t, a, 0, 1, 1);
+        case 2: return ref_masks_body(w, b, t, a, 0, 1, 0);
+        case 1: return ref_masks_body(w, b, t, a, 0, 0, 1);
+        default: return ref_masks_body(w, b, t, a, 0, 0, 0);
+    }
+}
+#endif
+
+/* Instance i by the mask reader, its candidate of n words read already (cand_masks_v):
+ * every reference's LCS and ROUGE-1/2 counts; 0, or -1 when out of memory. */
+static int masks_instance(WWork *w, const WordsBatch *b, size_t i, int64_t n, int one, int two) {
+    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+    const size_t pair0 = (size_t)(t0 - (int64_t)i);
+    const int lcs = b->lcs != NULL;
+    const uint64_t valid = w->fvalid;  /* (one and two: what b->ngram asks, 0 without it) */
+    for (int64_t t = t0 + 1; t < t1; t++) {
+        const WordText *x = &b->texts[t];
+        MaskAcc A;
+        A.V = ~(uint64_t)0;
+        clip12_start(&A.c, valid);
+        int64_t cnt;
+#ifdef WORDS_X86
+        if (x->kind == 1 && w->simd && x->len < WORDS_V_MAX) {
+            cnt = ref_masks_v(w, b, x, &A, lcs, one, two);
+        } else
+#endif
+        {
+            if (grow((void **)&w->w, &w->w_cap, (size_t)(x->len + 1) / 2 + 2, sizeof(Word)) < 0) return -1;
+            cnt = scan(w, b, x, w->w);
+            for (int64_t j = 0; j < cnt; j++) mask_step(&A, word_mask(w, &w->w[j]), lcs, one, two);
+        }
+        if (cnt < 0) return -1;
+        b->words[t] = cnt;
+        const size_t pr = pair0 + (size_t)(t - t0 - 1);
+        if (lcs) b->lcs[pr] = popcount64(~A.V & valid);
+        if (b->ngram) {
+            const size_t K = (size_t)b->ngram->K;
+            clip12_put(b->ngram, &A.c, valid, cnt, b->ngram_out.hits + pr * K, b->ngram_out.ref_grams + pr * K);
+        }
+    }
+    if (b->ngram) {
+        const size_t K = (size_t)b->ngram->K;
+        clip12_cand_grams(b->ngram, n, b->ngram_out.cand_grams + i * K);
+    }
+    return 0;
+}
+
 /* Text t's words as candidate words (their ids by cand_id), in two steps so that the table
  * can be sized between them: words_scan finds them (w->w[base ..], or for the AVX-512 reader
  * their starts at *S, the rest kept in w), returns how many, or -1; words_cand_ids then gives
@@ -646,6 +838,17 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     if (n < 0) return -1;
     if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
     b->words[t0] = n;
+#ifdef WORDS_X86
+    if (S && !every && (!b->ngram || rougen_low12(b->ngram))) {
+        const int r = cand_masks_v(w, &b->texts[t0], S, n);
+        if (r < 0) return -1;
+        if (r) {
+            int one = 0, two = 0;
+            if (b->ngram) rougen_orders12(b->ngram, &one, &two);
+            return masks_instance(w, b, i, n, one, two);
+        }
+    }
+#endif
     uint32_t k = 0;
     if (map_reserve(w, every ? most : (size_t)n) < 0) return -1;
     if (++w->gen == 0) { memset(w->map, 0, w->mcap * sizeof(Slot)); w->gen = 1; }
@@ -686,6 +889,40 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     return rougen_local(&w->rs, b->ngram, w->ids, n, k, w->ids + n, w->ref_len, nrefs,
                         b->ngram_out.hits + pair0 * K, b->ngram_out.cand_grams + i * K,
                         b->ngram_out.ref_grams + pair0 * K);
+}
+
+#ifdef WORDS_X86
+WORDS_AVX512 static int64_t fingerprints_v(WWork *w, const WordsBatch *b, const WordText *t, uint16_t *out,
+                                           int64_t cap) {
+    int64_t ns;
+    const int32_t *S = bounds_v(w, b, t, &ns);
+    if (!S) return -1;
+    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    for (int64_t j = 0; j < ns && j < cap; j += 8) {
+        const int64_t cnt = ns - j < 8 ? ns - j : 8;
+        const __mmask8 live = (__mmask8)((1u << cnt) - 1);
+        const Keys8 K = keys8_cdn_v(w->low, S + j, E + j, live);
+        uint16_t f[8];
+        _mm512_mask_cvtepi64_storeu_epi16((void *)f, live, fp16_v(K.c, K.d, K.n));
+        for (int64_t i = 0; i < cnt && j + i < cap; i++) out[j + i] = f[i];
+    }
+    return ns < cap ? ns : cap;
+}
+#endif
+
+int64_t words_fingerprints(const WordsBatch *b, const WordText *t, uint16_t *out, int64_t cap) {
+#ifdef WORDS_X86
+    if (t->kind != 1 || t->len >= WORDS_V_MAX || !words_simd_available()) return -1;
+    WWork w;
+    memset(&w, 0, sizeof(w));
+    word_table(b, w.wc);
+    const int64_t n = fingerprints_v(&w, b, t, out, cap);
+    wwork_free(&w);
+    return n;
+#else
+    (void)b; (void)t; (void)out; (void)cap;
+    return -1;
+#endif
 }
 
 double words_cost(const WordsBatch *b, size_t i) {

@@ -39,6 +39,11 @@ typedef struct {
 /* Whether this CPU runs the AVX-512 word reader (AVX-512 F/BW/VL/DQ and VBMI2; 0 off x86). */
 int words_simd_available(void);
 
+/* The mask reader's 16-bit fingerprints of the words of a 1-byte text t read as b says (tests:
+ * to find words that share one), at most cap at out; how many, or -1 where the CPU has no
+ * AVX-512 reader (or t is not a 1-byte text, or out of memory). */
+int64_t words_fingerprints(const WordsBatch *b, const WordText *t, uint16_t *out, int64_t cap);
+
 /* Estimated work of instance i (for run_partitioned). */
 double words_cost(const WordsBatch *b, size_t i);
 

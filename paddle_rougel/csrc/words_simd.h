@@ -8,6 +8,7 @@
  * - keys8_v: the keys of eight words (key: first 8 bytes, key2: the next 8, zero above the
  *   word; their hash; the length) by two gathers from a folded copy followed by 16 readable
  *   bytes.  Right for words up to 16 bytes; a caller keys longer words its own way;
+ *   keys8_cdn_v the same without the hash, fp16_v a 16-bit fingerprint of them;
  * - keys_v: keys8_v of a text's words into arrays. */
 #ifndef PADDLE_ROUGEL_WORDS_SIMD_H
 #define PADDLE_ROUGEL_WORDS_SIMD_H
@@ -19,7 +20,7 @@
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && defined(__SSE2__)
 #define WORDS_X86 1
 #include <immintrin.h>
-#define WORDS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,popcnt")))
+#define WORDS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,popcnt,bmi,bmi2")))
 #define WORDS_V_MAX ((int64_t)1 << 30)  /* positions are int32: longer texts take the portable readers */
 
 /* Bit i: byte i of x is in [0-9A-Za-z]. */
@@ -56,28 +57,46 @@ WORDS_AVX512 static inline int64_t positions64_v(uint64_t m, int64_t base, int32
  * lanes (right for lengths up to 16). */
 typedef struct { __m512i c, d, h, n; __m256i s; } Keys8;
 
-WORDS_AVX512 static inline Keys8 keys8_v(const uint8_t *low, const int32_t *S, const int32_t *E, __mmask8 live) {
+/* The key (c), key2 (d) and length (n) lanes of keys8_v, no hash. */
+WORDS_AVX512 static inline Keys8 keys8_cdn_v(const uint8_t *low, const int32_t *S, const int32_t *E, __mmask8 live) {
     Keys8 r;
     const __m512i zero = _mm512_setzero_si512(), ones = _mm512_set1_epi64(-1), eight = _mm512_set1_epi64(8),
-                  k64 = _mm512_set1_epi64(64), M = _mm512_set1_epi64((long long)HASH_MUL);
+                  k64 = _mm512_set1_epi64(64);
     r.s = _mm256_maskz_loadu_epi32(live, S);
     const __m256i e = _mm256_maskz_loadu_epi32(live, E);
     const __m512i n = _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm256_sub_epi32(e, r.s)), _mm512_set1_epi64(1));
     const __m512i n0 = _mm512_min_epi64(n, eight);
     const __m512i n1 = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(n, eight), zero), eight);
-    const __m512i c = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)low, 1),
-                                       _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n0, 3))));
-    const __m512i d = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)(low + 8), 1),
-                                       _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n1, 3))));
-    const __m512i h0 = _mm512_xor_si512(_mm512_mullo_epi64(n, M), c);
-    const __m512i h1 = _mm512_mullo_epi64(_mm512_xor_si512(_mm512_rol_epi64(h0, 5), d), M);
-    __m512i h = _mm512_mask_blend_epi64(_mm512_cmpgt_epi64_mask(n, eight), h0, h1);
-    h = _mm512_mullo_epi64(h, M);
-    r.c = c;
-    r.d = d;
-    r.h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
+    r.c = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)low, 1),
+                           _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n0, 3))));
+    r.d = _mm512_and_si512(_mm512_mask_i32gather_epi64(zero, live, r.s, (const void *)(low + 8), 1),
+                           _mm512_srlv_epi64(ones, _mm512_sub_epi64(k64, _mm512_slli_epi64(n1, 3))));
     r.n = n;
+    r.h = zero;
     return r;
+}
+
+WORDS_AVX512 static inline Keys8 keys8_v(const uint8_t *low, const int32_t *S, const int32_t *E, __mmask8 live) {
+    Keys8 r = keys8_cdn_v(low, S, E, live);
+    const __m512i M = _mm512_set1_epi64((long long)HASH_MUL), eight = _mm512_set1_epi64(8);
+    const __m512i h0 = _mm512_xor_si512(_mm512_mullo_epi64(r.n, M), r.c);
+    const __m512i h1 = _mm512_mullo_epi64(_mm512_xor_si512(_mm512_rol_epi64(h0, 5), r.d), M);
+    __m512i h = _mm512_mask_blend_epi64(_mm512_cmpgt_epi64_mask(r.n, eight), h0, h1);
+    h = _mm512_mullo_epi64(h, M);
+    r.h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
+    return r;
+}
+
+/* A 16-bit fingerprint of words (c, d, n lanes as keys8_cdn_v's) in lanes, for words_kernel.c's
+ * mask reader: the three folded to 32 bits, times an odd 32-bit constant, bits 16-31 of the
+ * product (Knuth's multiplicative hash: they depend on every bit of the fold).  One
+ * multiply where keys8_v's hash takes three 64-bit ones; equal words have equal
+ * fingerprints, and the reader checks every match against the word's key. */
+WORDS_AVX512 static inline __m512i fp16_v(__m512i c, __m512i d, __m512i n) {
+    const __m512i z = _mm512_ternarylogic_epi64(c, _mm512_rol_epi64(d, 23), _mm512_slli_epi64(n, 40), 0x96);
+    const __m512i y = _mm512_xor_si512(z, _mm512_srli_epi64(z, 32));
+    return _mm512_and_si512(_mm512_srli_epi64(_mm512_mul_epu32(y, _mm512_set1_epi64(0x9E3779B1)), 16),
+                            _mm512_set1_epi64(0xFFFF));
 }
 
 /* keys8_v of words 0 .. ns-1 into arrays (each with room for ns rounded up to 8): key C, key2 D,
