@@ -82,6 +82,7 @@ set +e -o pipefail
     "$ROOT/tests/test_inputs_hostile.py" \
     "$ROOT/tests/test_engine_words.py" \
     "$ROOT/tests/test_words_simd.py" \
+    "$ROOT/tests/test_words_masks.py" \
     "$ROOT/tests/test_ngrams.py" \
     "$ROOT/tests/test_engine_matrix.py" \
     "$ROOT/tests/test_engine_pairs.py" \
