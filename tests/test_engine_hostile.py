@@ -9,6 +9,7 @@ test failure (and, under scripts/sanitize.sh, the child is sanitized too).
 from __future__ import annotations
 
 import json
+import random
 import os
 import subprocess
 import sys
@@ -277,3 +278,41 @@ def test_another_thread_mutating_the_lists():
     for shape in out["shapes"]:
         assert shape[1] in (3, 4) and shape[0] >= 4, shape
     assert all("candidates but" in e for e in out["errors"]), out["errors"]
+
+
+def test_concurrent_word_calls_each_get_their_own_scratch():
+    """lcs_words keeps one scratch block between calls (module.c scratch_take): calls from
+    several threads at once (each releases the GIL while its kernel runs, so they overlap)
+    must each get memory of their own.  Every call's numbers equal the same call alone, for
+    batches of different sizes (a larger one regrows the kept block under the others)."""
+    import threading
+
+    from paddle_rougel import _lcs
+
+    rng = random.Random(8)
+    vocab = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran"]
+    batches = []
+    for size in (300, 3000, 20, 1500):
+        cands = tuple(" ".join(rng.choice(vocab) for _ in range(rng.randrange(0, 40))) for _ in range(size))
+        refs = tuple(" ".join(rng.choice(vocab) for _ in range(rng.randrange(0, 60))) for _ in range(size))
+        batches.append((cands, refs))
+
+    def run(b, threads):
+        raw = _lcs.lcs_words(b[0], b[1], 1, True, threads, one_ref=True, orders=(1, 2))
+        return [bytes(x) for x in raw]
+
+    want = [run(b, 1) for b in batches]
+    bad = []
+
+    def worker(k):
+        for it in range(15):
+            j = (k + it) % len(batches)
+            if run(batches[j], 1 + it % 2) != want[j]:
+                bad.append((k, it, j))
+
+    ths = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    assert not bad, bad[:5]
