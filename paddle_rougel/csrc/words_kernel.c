@@ -630,22 +630,31 @@ static __attribute__((noinline)) uint64_t fp_exact(const WWork *w, uint64_t m, u
     return r;
 }
 
-/* The candidate's ns words (bounds S of text t, w->low its folded copy) into the mask reader:
- * 1, or 0 when it does not take them (more than 63 words, or one over 15 bytes). */
-WORDS_AVX512 static int cand_masks_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns) {
-    if (ns > 63) return 0;
-    const int32_t *E = S + (t->len + 1) / 2 + 40;
+/* The mask reader's view of words 0 .. ns-1 of the text whose folded copy is low (bounds S,
+ * E): key at C, key2 | length << 56 at D2 (0 for a word over 15 bytes, which no candidate
+ * word's is: its top byte, the length, is at least 1), 16-bit fingerprint at F; each with
+ * room for ns rounded up to 8.  Returns whether some word is over 15 bytes. */
+WORDS_AVX512 static int mask_keys_v(const uint8_t *low, const int32_t *S, const int32_t *E, int64_t ns,
+                                    uint64_t *C, uint64_t *D2, uint16_t *F) {
     __mmask8 longer = 0;
     for (int64_t j = 0; j < ns; j += 8) {
         const int64_t cnt = ns - j < 8 ? ns - j : 8;
         const __mmask8 live = (__mmask8)((1u << cnt) - 1);
-        const Keys8 K = keys8_cdn_v(w->low, S + j, E + j, live);
-        _mm512_storeu_si512((void *)(w->fc + j), K.c);
-        _mm512_storeu_si512((void *)(w->fd + j), _mm512_or_si512(K.d, _mm512_slli_epi64(K.n, 56)));  /* (n <= 15) */
-        _mm512_mask_cvtepi64_storeu_epi16((void *)(w->fpw + j), live, fp16_v(K.c, K.d, K.n));
-        longer |= _mm512_cmpgt_epu64_mask(K.n, _mm512_set1_epi64(15));
+        const Keys8 K = keys8_cdn_v(low, S + j, E + j, live);
+        const __mmask8 fits = _mm512_cmple_epu64_mask(K.n, _mm512_set1_epi64(15));
+        _mm512_storeu_si512((void *)(C + j), K.c);
+        _mm512_storeu_si512((void *)(D2 + j), _mm512_maskz_mov_epi64(fits, _mm512_or_si512(K.d, _mm512_slli_epi64(K.n, 56))));
+        _mm_storeu_si128((__m128i *)(F + j), _mm512_cvtepi64_epi16(fp16_v(K.c, K.d, K.n)));
+        longer |= live & (__mmask8)~fits;
     }
-    if (longer) return 0;
+    return longer != 0;
+}
+
+/* The candidate's ns words (bounds S of text t, w->low its folded copy) into the mask reader:
+ * 1, or 0 when it does not take them (more than 63 words, or one over 15 bytes). */
+WORDS_AVX512 static int cand_masks_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns) {
+    if (ns > 63) return 0;
+    if (mask_keys_v(w->low, S, S + (t->len + 1) / 2 + 40, ns, w->fc, w->fd, w->fpw)) return 0;
     const uint64_t valid = ((uint64_t)1 << ns) - 1;
     const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
     uint64_t mixed = 0;
@@ -697,21 +706,12 @@ ref_masks_body(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, con
     const uint64_t valid = w->fvalid, mixed = w->fmixed;
     MaskAcc A = *a;
     const size_t room = (size_t)ns + 8;
-    if (grow((void **)&w->keys, &w->keys_cap, 4 * room, sizeof(uint64_t)) < 0) return -1;
-    uint64_t *kc = w->keys, *kd = kc + room, *kh = kd + room;
-    for (int64_t j = 0; j < ns; j += 8) {
-        const int64_t cnt = ns - j < 8 ? ns - j : 8;
-        const Keys8 K = keys8_cdn_v(low, S + j, E + j, (__mmask8)((1u << cnt) - 1));
-        _mm512_storeu_si512((void *)(kc + j), K.c);
-        /* key2 | length << 56: the word when it has at most 15 bytes; a longer one (never in
-         * the candidate) gets 0, which no candidate word has (its top byte, the length, is
-         * at least 1) */
-        const __mmask8 fits = _mm512_cmple_epu64_mask(K.n, _mm512_set1_epi64(15));
-        _mm512_storeu_si512((void *)(kd + j), _mm512_maskz_mov_epi64(fits, _mm512_or_si512(K.d, _mm512_slli_epi64(K.n, 56))));
-        _mm512_storeu_si512((void *)(kh + j), fp16_v(K.c, K.d, K.n));
-    }
+    if (grow((void **)&w->keys, &w->keys_cap, 3 * room, sizeof(uint64_t)) < 0) return -1;
+    uint64_t *kc = w->keys, *kd = kc + room;  /* and the fingerprints after them */
+    uint16_t *kf = (uint16_t *)(kd + room);
+    mask_keys_v(low, S, E, ns, kc, kd, kf);
     for (int64_t i = 0; i < ns; i++) {
-        uint64_t m = fp_mask(v0, v1, (uint16_t)kh[i]) & valid;
+        uint64_t m = fp_mask(v0, v1, kf[i]) & valid;
         const int l = __builtin_ctzll(m | (uint64_t)1 << 63);
         const uint64_t eq = (w->fc[l] == kc[i]) & (w->fd[l] == kd[i]);
         uint64_t hard = m & mixed;
@@ -897,16 +897,13 @@ WORDS_AVX512 static int64_t fingerprints_v(WWork *w, const WordsBatch *b, const 
     int64_t ns;
     const int32_t *S = bounds_v(w, b, t, &ns);
     if (!S) return -1;
-    const int32_t *E = S + (t->len + 1) / 2 + 40;
-    for (int64_t j = 0; j < ns && j < cap; j += 8) {
-        const int64_t cnt = ns - j < 8 ? ns - j : 8;
-        const __mmask8 live = (__mmask8)((1u << cnt) - 1);
-        const Keys8 K = keys8_cdn_v(w->low, S + j, E + j, live);
-        uint16_t f[8];
-        _mm512_mask_cvtepi64_storeu_epi16((void *)f, live, fp16_v(K.c, K.d, K.n));
-        for (int64_t i = 0; i < cnt && j + i < cap; i++) out[j + i] = f[i];
-    }
-    return ns < cap ? ns : cap;
+    const size_t room = (size_t)ns + 8;
+    if (grow((void **)&w->keys, &w->keys_cap, 3 * room, sizeof(uint64_t)) < 0) return -1;
+    uint16_t *F = (uint16_t *)(w->keys + 2 * room);
+    mask_keys_v(w->low, S, S + (t->len + 1) / 2 + 40, ns, w->keys, w->keys + room, F);
+    const int64_t n = ns < cap ? ns : cap;
+    memcpy(out, F, (size_t)n * sizeof(uint16_t));
+    return n;
 }
 #endif
 
