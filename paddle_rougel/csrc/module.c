@@ -94,12 +94,17 @@ static void *carve(char **at, size_t n, size_t elt) {
     return p;
 }
 
-/* A zero-filled bytearray of n native int64 and its data. */
-static PyObject *int64_array(Py_ssize_t n, int64_t **data) {
+/* A bytearray of n native int64 and its data, not initialised (the caller writes every entry). */
+static PyObject *int64_array_raw(Py_ssize_t n, int64_t **data) {
     PyObject *a = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
-    if (!a) return NULL;
-    *data = (int64_t *)PyByteArray_AS_STRING(a);
-    memset(*data, 0, (size_t)n * sizeof(int64_t));
+    if (a) *data = (int64_t *)PyByteArray_AS_STRING(a);
+    return a;
+}
+
+/* The same, zero-filled. */
+static PyObject *int64_array(Py_ssize_t n, int64_t **data) {
+    PyObject *a = int64_array_raw(n, data);
+    if (a) memset(*data, 0, (size_t)n * sizeof(int64_t));
     return a;
 }
 
@@ -780,9 +785,9 @@ static PyObject *lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
         }
         text_of(objs[t], &texts[t]);
     }
-    int64_t *out, *cl, *rl, *rc;
-    if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array(N, &cl)) || !(rl_o = int64_array(T - N, &rl)) ||
-        !(rc_o = int64_array(N, &rc)))
+    int64_t *out, *cl, *rl, *rc;  /* (split_lengths writes every length) */
+    if (!(lcs = int64_array(T - N, &out)) || !(cl_o = int64_array_raw(N, &cl)) ||
+        !(rl_o = int64_array_raw(T - N, &rl)) || !(rc_o = int64_array_raw(N, &rc)))
         goto done;
     WordsBatch W = {texts, inst, mode, fold, py_is_space, with_lcs ? out : NULL, words, NULL, {NULL, NULL, NULL},
                     simd == 0};

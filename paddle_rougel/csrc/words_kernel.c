@@ -72,6 +72,8 @@ typedef struct {
     uint16_t fpw[72];
     uint64_t fc[72], fd[72];
     uint64_t fvalid, fmixed;
+    int masks, one, two;        /* the batch suits the mask reader (b->ngram: none, or clipped orders
+                                 * within {1, 2}); which of ROUGE-1 and ROUGE-2 it asks for */
     Slot *map;                  /* open addressing with generation stamps */
     uint32_t gen;
     size_t mcap;
@@ -839,14 +841,10 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
     b->words[t0] = n;
 #ifdef WORDS_X86
-    if (S && !every && (!b->ngram || rougen_low12(b->ngram))) {
+    if (S && w->masks) {
         const int r = cand_masks_v(w, &b->texts[t0], S, n);
         if (r < 0) return -1;
-        if (r) {
-            int one = 0, two = 0;
-            if (b->ngram) rougen_orders12(b->ngram, &one, &two);
-            return masks_instance(w, b, i, n, one, two);
-        }
+        if (r) return masks_instance(w, b, i, n, w->one, w->two);
     }
 #endif
     uint32_t k = 0;
@@ -936,6 +934,8 @@ int words_range(void *ctx, size_t begin, size_t end) {
     memset(&w, 0, sizeof(w));
     word_table(b, w.wc);
     w.simd = !b->no_simd && words_simd_available();
+    w.masks = !b->ngram || rougen_low12(b->ngram);
+    if (b->ngram) rougen_orders12(b->ngram, &w.one, &w.two);
     int rc = 0;
     for (size_t i = begin; i < end && rc == 0; i++) {
         if (i + 2 < end)  /* the strs are scattered over the heap: fetch the next texts ahead */
