@@ -368,16 +368,19 @@ WORDS_AVX512 static uint64_t *bitmap1_v(WWork *w, const WordsBatch *b, const Wor
     return bits;
 }
 
+/* Where bounds_v puts the last bytes E of text t's words, after their first bytes S. */
+static inline const int32_t *bounds_ends(const int32_t *S, const WordText *t) { return S + (t->len + 1) / 2 + 40; }
+
 /* The words of a 1-byte text (len < WORDS_V_MAX): its bitmap and folded copy (w->bits,
  * w->low), the k-th word's first byte at S[k] and last at E[k] (S = w->b32, E after it:
- * returned); the count at *ns, or NULL when out of memory. */
+ * returned, E = bounds_ends(S, t)); the count at *ns, or NULL when out of memory. */
 WORDS_AVX512 static int32_t *bounds_v(WWork *w, const WordsBatch *b, const WordText *t, int64_t *ns_out) {
     const uint64_t *bits = bitmap1_v(w, b, t);
     if (!bits) return NULL;
     const int64_t len = t->len, nb = (len + 63) / 64, most = (len + 1) / 2;
     /* each block writes 32 positions (it has at most 32 starts and 32 ends) */
     if (grow((void **)&w->b32, &w->b32_cap, 2 * (size_t)most + 80, sizeof(int32_t)) < 0) return NULL;
-    int32_t *S = w->b32, *E = w->b32 + most + 40;
+    int32_t *S = w->b32, *E = (int32_t *)bounds_ends(S, t);  /* = S + most + 40 */
     int64_t ns = 0, ne = 0;
     for (int64_t k = 0; k < nb; k++) {
         const uint64_t m = bits[k];
@@ -519,7 +522,7 @@ WORDS_AVX512 static int64_t ref_ids_v(WWork *w, const WordsBatch *b, const WordT
     int64_t ns;
     const int32_t *S = bounds_v(w, b, t, &ns);
     if (!S) return -1;
-    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const int32_t *E = bounds_ends(S, t);
     const uint8_t *low = w->low;
     const char *mp = (const char *)w->map;
     const __m512i hmask = _mm512_set1_epi64((long long)(w->mcap - 1)), lo32 = _mm512_set1_epi64(0xFFFFFFFFll),
@@ -558,7 +561,7 @@ WORDS_AVX512 static int64_t ref_ids_v(WWork *w, const WordsBatch *b, const WordT
  * the lanes, the table step per word. */
 WORDS_AVX512 static int cand_ids_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns, size_t base,
                                    uint32_t *ids, int fold, uint32_t *k) {
-    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const int32_t *E = bounds_ends(S, t);
     const uint8_t *low = w->low;
     /* the keys first (keys_v) */
     const size_t room = (size_t)ns + 8;
@@ -656,7 +659,7 @@ WORDS_AVX512 static int mask_keys_v(const uint8_t *low, const int32_t *S, const 
  * 1, or 0 when it does not take them (more than 63 words, or one over 15 bytes). */
 WORDS_AVX512 static int cand_masks_v(WWork *w, const WordText *t, const int32_t *S, int64_t ns) {
     if (ns > 63) return 0;
-    if (mask_keys_v(w->low, S, S + (t->len + 1) / 2 + 40, ns, w->fc, w->fd, w->fpw)) return 0;
+    if (mask_keys_v(w->low, S, bounds_ends(S, t), ns, w->fc, w->fd, w->fpw)) return 0;
     const uint64_t valid = ((uint64_t)1 << ns) - 1;
     const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
     uint64_t mixed = 0;
@@ -702,7 +705,7 @@ ref_masks_body(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, con
     int64_t ns;
     const int32_t *S = bounds_v(w, b, t, &ns);
     if (!S) return -1;
-    const int32_t *E = S + (t->len + 1) / 2 + 40;
+    const int32_t *E = bounds_ends(S, t);
     const uint8_t *low = w->low;
     const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
     const uint64_t valid = w->fvalid, mixed = w->fmixed;
@@ -898,7 +901,7 @@ WORDS_AVX512 static int64_t fingerprints_v(WWork *w, const WordsBatch *b, const 
     const size_t room = (size_t)ns + 8;
     if (grow((void **)&w->keys, &w->keys_cap, 3 * room, sizeof(uint64_t)) < 0) return -1;
     uint16_t *F = (uint16_t *)(w->keys + 2 * room);
-    mask_keys_v(w->low, S, S + (t->len + 1) / 2 + 40, ns, w->keys, w->keys + room, F);
+    mask_keys_v(w->low, S, bounds_ends(S, t), ns, w->keys, w->keys + room, F);
     const int64_t n = ns < cap ? ns : cap;
     memcpy(out, F, (size_t)n * sizeof(uint16_t));
     return n;
