@@ -290,3 +290,39 @@ def test_str_tuple_in_c_and_in_python_agree():
     assert _lcs.str_tuple(t) is t
     with pytest.raises(TypeError):
         _lcs.str_tuple(3)
+
+
+def test_two_tuples_are_read_on_every_thread():
+    """Two tuples of str, one reference each (what compute() and the metrics pass), are read
+    on every thread (module.c pair_read_range: at least 4,096 pairs a thread) while the GIL is
+    held; texts that need Python (non-ASCII to lowercase) are finished after, by the calling
+    thread.  Every pair equals Python's tokens and the DP whatever the thread count (0 and
+    negative counts mean one), non-ASCII texts in both halves; an item that is not an exact
+    str anywhere (either half, either side; a str subclass too) gives None, as a list does."""
+    rng = np.random.default_rng(11)
+    n = 10_000  # two ranges of 5,000
+    pick = lambda: " ".join(rng.choice(PIECES, size=int(rng.integers(0, 12))))  # noqa: E731
+    cands = tuple(pick() for _ in range(n))
+    refs = tuple(pick() for _ in range(n))
+    assert sum(not c.isascii() for c in cands[:5000]) > 100 and sum(not r.isascii() for r in refs[5000:]) > 100
+    for mode, fold in ((0, False), (0, True), (1, True)):
+        tok = py_rouge_score if mode == 1 else (lambda t, f=fold: py_split(t, f))
+        for threads in (2, 1, 0, -3):
+            raw = _lcs.lcs_words(cands, refs, mode, fold, threads, one_ref=True)
+            lcs, cl, rl, rc = (np.frombuffer(b, dtype=np.int64) for b in raw)
+            if threads == 2:
+                want = np.array([oracle.lcs_dp(tok(c), tok(r)) for c, r in zip(cands, refs)])
+                assert cl.tolist() == [len(tok(c)) for c in cands]
+                assert rl.tolist() == [len(tok(r)) for r in refs]
+            assert lcs.tolist() == want.tolist() and rc.tolist() == [1] * n, (mode, fold, threads)
+
+    class Sub(str):
+        pass
+
+    for at in (0, 4999, 5000, n - 1):
+        for side in (0, 1):
+            for bad in (None, b"x", Sub("the cat")):
+                sides = [list(cands), list(refs)]
+                sides[side][at] = bad
+                assert _lcs.lcs_words(tuple(sides[0]), tuple(sides[1]), 1, True, 2, one_ref=True) is None
+                assert _lcs.lcs_words(sides[0], sides[1], 1, True, 2, one_ref=True) is None

@@ -80,3 +80,41 @@ int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, voi
     free(bounds);
     return P.failed ? -1 : 0;
 }
+
+typedef struct {
+    range_fn fn;
+    void *ctx;
+    size_t begin, end;
+    int rc;
+} Even;
+
+static void *even_worker(void *arg) {
+    Even *E = (Even *)arg;
+    E->rc = E->fn(E->ctx, E->begin, E->end);
+    return NULL;
+}
+
+int run_even(size_t n, int nthreads, size_t min_each, range_fn fn, void *ctx) {
+    if (nthreads > PARTITION_MAX_THREADS) nthreads = PARTITION_MAX_THREADS;
+    if (min_each < 1) min_each = 1;
+    if (nthreads < 1) nthreads = 1;
+    if ((size_t)nthreads > n / min_each) nthreads = (int)(n / min_each);
+    if (nthreads <= 1) return fn(ctx, 0, n) ? -1 : 0;
+    Even E[PARTITION_MAX_THREADS];
+    pthread_t tids[PARTITION_MAX_THREADS];
+    int started[PARTITION_MAX_THREADS] = {0};
+    for (int t = 0; t < nthreads; t++) {
+        E[t].fn = fn; E[t].ctx = ctx; E[t].rc = 0;
+        E[t].begin = n * (size_t)t / (size_t)nthreads;
+        E[t].end = n * (size_t)(t + 1) / (size_t)nthreads;
+    }
+    for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&tids[t], NULL, even_worker, &E[t]) == 0;
+    even_worker(&E[0]);
+    int failed = E[0].rc != 0;
+    for (int t = 1; t < nthreads; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else even_worker(&E[t]);  /* no thread: the calling thread runs its range */
+        failed |= E[t].rc != 0;
+    }
+    return failed ? -1 : 0;
+}

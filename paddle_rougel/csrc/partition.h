@@ -16,4 +16,9 @@ typedef int (*range_fn)(void *ctx, size_t begin, size_t end);
  * Returns 0, or -1 if any piece failed (out of memory). */
 int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, void *ctx);
 
+/* Run fn over [0, n) cut into up to nthreads ranges of equal length, one a thread (the
+ * calling thread one of them), each of at least min_each items (fewer threads otherwise):
+ * for a pass whose items cost alike.  Returns 0, or -1 if any range failed. */
+int run_even(size_t n, int nthreads, size_t min_each, range_fn fn, void *ctx);
+
 #endif

@@ -338,8 +338,7 @@ static int64_t scan1(WWork *w, const WordsBatch *b, const WordText *t, Word *out
  * goes through word_bytes.  Positions are int32: texts of WORDS_V_MAX bytes or more take the
  * portable reader. */
 #ifdef WORDS_X86
-WORDS_AVX512 static inline uint64_t classify64_v(const WordsBatch *b, const uint8_t *p, uint8_t *out) {
-    const __m512i x = _mm512_loadu_si512((const void *)p);
+WORDS_AVX512 static inline uint64_t classify64_v(const WordsBatch *b, const __m512i x, uint8_t *out) {
     _mm512_storeu_si512((void *)out, b->fold ? fold64_v(x) : x);
     if (b->mode == WORDS_ALNUM) return alnum64_v(x);  /* [0-9a-z], and A-Z (the mode folds) */
     /* not whitespace: \t-\r, \x1c-space, \x85, \xa0 */
@@ -356,13 +355,12 @@ WORDS_AVX512 static uint64_t *bitmap1_v(WWork *w, const WordsBatch *b, const Wor
     const int64_t len = t->len, nb = (len + 63) / 64;
     uint64_t *bits = bitmap_room(w, nb);
     if (!bits) return NULL;
-    for (int64_t k = 0; k + 1 < nb; k++) bits[k] = classify64_v(b, p + 64 * k, w->low + 64 * k);
-    if (nb > 0) {  /* the last bytes: from a zero-padded copy, bits above n cleared */
+    for (int64_t k = 0; k + 1 < nb; k++)
+        bits[k] = classify64_v(b, _mm512_loadu_si512((const void *)(p + 64 * k)), w->low + 64 * k);
+    if (nb > 0) {  /* the last bytes: a masked load (zero above n; nothing past the text read), bits above n cleared */
         const int64_t at = 64 * (nb - 1), n = len - at;
-        uint8_t tail[64];
-        memset(tail, 0, sizeof(tail));
-        memcpy(tail, p + at, (size_t)n);
-        bits[nb - 1] = classify64_v(b, tail, w->low + at) & (~(uint64_t)0 >> (64 - n));
+        const uint64_t live = ~(uint64_t)0 >> (64 - n);
+        bits[nb - 1] = classify64_v(b, _mm512_maskz_loadu_epi8((__mmask64)live, p + at), w->low + at) & live;
     }
     bitmap_close(w, bits, nb);
     return bits;
@@ -662,13 +660,27 @@ WORDS_AVX512 static int cand_masks_v(WWork *w, const WordText *t, const int32_t 
     if (mask_keys_v(w->low, S, bounds_ends(S, t), ns, w->fc, w->fd, w->fpw)) return 0;
     const uint64_t valid = ((uint64_t)1 << ns) - 1;
     const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
-    uint64_t mixed = 0;
-    for (int64_t j = 0; j < ns; j++) {
-        const uint64_t m = fp_mask(v0, v1, w->fpw[j]) & valid;
-        const int l = __builtin_ctzll(m);
-        const uint64_t same = (w->fc[l] == w->fc[j]) & (w->fd[l] == w->fd[j]);
-        mixed |= m & (same - 1);
+    /* each word against the first word of its fingerprint (at or before it: lanes past ns
+     * cannot come first), eight at a time; only when some differ, which positions are mixed */
+    int32_t first[64];
+    for (int64_t j = 0; j < ns; j++) first[j] = __builtin_ctzll(fp_mask(v0, v1, w->fpw[j]));
+    __mmask8 differ = 0;
+    for (int64_t j = 0; j < ns; j += 8) {
+        const __mmask8 live = (__mmask8)((1u << (ns - j < 8 ? ns - j : 8)) - 1);
+        const __m256i at = _mm256_maskz_loadu_epi32(live, first + j);
+        const __m512i c = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), live, at, (const void *)w->fc, 8);
+        const __m512i d = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), live, at, (const void *)w->fd, 8);
+        differ |= _mm512_mask_cmpneq_epi64_mask(live, c, _mm512_loadu_si512((const void *)(w->fc + j))) |
+                  _mm512_mask_cmpneq_epi64_mask(live, d, _mm512_loadu_si512((const void *)(w->fd + j)));
     }
+    uint64_t mixed = 0;
+    if (differ)
+        for (int64_t j = 0; j < ns; j++) {
+            const uint64_t m = fp_mask(v0, v1, w->fpw[j]) & valid;
+            const int l = first[j];
+            const uint64_t same = (w->fc[l] == w->fc[j]) & (w->fd[l] == w->fd[j]);
+            mixed |= m & (same - 1);
+        }
     w->fvalid = valid;
     w->fmixed = mixed;
     return 1;
@@ -701,14 +713,13 @@ static uint64_t word_mask(const WWork *w, const Word *x) {
  * its words' match masks into a; returns its words, or -1. */
 WORDS_AVX512 static inline __attribute__((always_inline)) int64_t
 ref_masks_body(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, const int lcs, const int one,
-               const int two) {
+               const int two, const int mixed) {
     int64_t ns;
     const int32_t *S = bounds_v(w, b, t, &ns);
     if (!S) return -1;
     const int32_t *E = bounds_ends(S, t);
     const uint8_t *low = w->low;
     const __m512i v0 = _mm512_loadu_si512((const void *)w->fpw), v1 = _mm512_loadu_si512((const void *)(w->fpw + 32));
-    const uint64_t valid = w->fvalid, mixed = w->fmixed;
     MaskAcc A = *a;
     const size_t room = (size_t)ns + 8;
     if (grow((void **)&w->keys, &w->keys_cap, 3 * room, sizeof(uint64_t)) < 0) return -1;
@@ -716,12 +727,13 @@ ref_masks_body(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, con
     uint16_t *kf = (uint16_t *)(kd + room);
     mask_keys_v(low, S, E, ns, kc, kd, kf);
     for (int64_t i = 0; i < ns; i++) {
-        uint64_t m = fp_mask(v0, v1, kf[i]) & valid;
+        /* (not cut to the candidate's positions: a bit above them, a lane left from an earlier
+         * candidate, changes no lower bit of the LCS step, and Clip12 takes valid positions
+         * only; below them the first position decides as before) */
+        uint64_t m = fp_mask(v0, v1, kf[i]);
         const int l = __builtin_ctzll(m | (uint64_t)1 << 63);
-        const uint64_t eq = (w->fc[l] == kc[i]) & (w->fd[l] == kd[i]);
-        uint64_t hard = m & mixed;
-        __asm__("" : "+r"(hard));  /* one branch on it */
-        if (__builtin_expect(hard != 0, 0)) m = fp_exact(w, m, kc[i], kd[i]);
+        const uint64_t eq = ((w->fc[l] ^ kc[i]) | (w->fd[l] ^ kd[i])) == 0;
+        if (mixed && (m & w->fmixed)) m = fp_exact(w, m, kc[i], kd[i]);
         else m &= 0 - eq;
         mask_step(&A, m, lcs, one, two);
     }
@@ -729,20 +741,26 @@ ref_masks_body(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, con
     return ns;
 }
 
-/* ref_masks_body for each mix of LCS, ROUGE-1 and ROUGE-2 (constants: no test in the loop). */
+/* ref_masks_body for each mix of LCS, ROUGE-1 and ROUGE-2, and for a candidate with words
+ * that share a fingerprint or none (constants: no test in the loop). */
+#define REF_MASKS_CASES(mx)                                       \
+    case mx << 3 | 7: return ref_masks_body(w, b, t, a, 1, 1, 1, mx); \
+    case mx << 3 | 6: return ref_masks_body(w, b, t, a, 1, 1, 0, mx); \
+    case mx << 3 | 5: return ref_masks_body(w, b, t, a, 1, 0, 1, mx); \
+    case mx << 3 | 4: return ref_masks_body(w, b, t, a, 1, 0, 0, mx); \
+    case mx << 3 | 3: return ref_masks_body(w, b, t, a, 0, 1, 1, mx); \
+    case mx << 3 | 2: return ref_masks_body(w, b, t, a, 0, 1, 0, mx); \
+    case mx << 3 | 1: return ref_masks_body(w, b, t, a, 0, 0, 1, mx); \
+    case mx << 3 | 0: return ref_masks_body(w, b, t, a, 0, 0, 0, mx);
 WORDS_AVX512 static int64_t ref_masks_v(WWork *w, const WordsBatch *b, const WordText *t, MaskAcc *a, int lcs,
                                         int one, int two) {
-    switch (lcs << 2 | one << 1 | two) {
-        case 7: return ref_masks_body(w, b, t, a, 1, 1, 1);
-        case 6: return ref_masks_body(w, b, t, a, 1, 1, 0);
-        case 5: return ref_masks_body(w, b, t, a, 1, 0, 1);
-        case 4: return ref_masks_body(w, b, t, a, 1, 0, 0);
-        case 3: return ref_masks_body(w, b, t, a, 0, 1, 1);
-        case 2: return ref_masks_body(w, b, t, a, 0, 1, 0);
-        case 1: return ref_masks_body(w, b, t, a, 0, 0, 1);
-        default: return ref_masks_body(w, b, t, a, 0, 0, 0);
+    switch ((w->fmixed != 0) << 3 | lcs << 2 | one << 1 | two) {
+        REF_MASKS_CASES(0)
+        REF_MASKS_CASES(1)
+        default: return -1;
     }
 }
+#undef REF_MASKS_CASES
 #endif
 
 /* Instance i by the mask reader, its candidate of n words read already (cand_masks_v):
@@ -769,8 +787,8 @@ static int masks_instance(WWork *w, const WordsBatch *b, size_t i, int64_t n, in
             for (int64_t j = 0; j < cnt; j++) mask_step(&A, word_mask(w, &w->w[j]), lcs, one, two);
         }
         if (cnt < 0) return -1;
-        b->words[t] = cnt;
         const size_t pr = pair0 + (size_t)(t - t0 - 1);
+        b->ref_len[pr] = cnt;
         if (lcs) b->lcs[pr] = popcount64(~A.V & valid);
         if (b->ngram) {
             const size_t K = (size_t)b->ngram->K;
@@ -819,7 +837,7 @@ static int64_t all_ids(WWork *w, const WordsBatch *b, size_t i, size_t *q, uint3
         const int64_t cnt = words_scan(w, b, &b->texts[t], *q, &S);
         if (cnt < 0 || (uint64_t)*q + (uint64_t)cnt > UINT32_MAX - 1) return -1;
         if (words_cand_ids(w, b, &b->texts[t], S, cnt, *q, &k) < 0) return -1;
-        b->words[t] = cnt;
+        b->ref_len[t - (int64_t)i - 1] = cnt;
         w->ref_len[t - t0 - 1] = cnt;
         *q += (size_t)cnt;
     }
@@ -842,7 +860,7 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
     const int64_t n = words_scan(w, b, &b->texts[t0], 0, &S);
     if (n < 0) return -1;
     if ((uint64_t)n > UINT32_MAX - 1) return -1;  /* word indexes are 32-bit (a 4-GB candidate) */
-    b->words[t0] = n;
+    b->cand_len[i] = n;
 #ifdef WORDS_X86
     if (S && w->masks) {
         const int r = cand_masks_v(w, &b->texts[t0], S, n);
@@ -866,7 +884,7 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
             if (x->kind == 1 && w->simd && x->len < WORDS_V_MAX) {
                 const int64_t cnt = ref_ids_v(w, b, x, w->ids + q);
                 if (cnt < 0) return -1;
-                b->words[t] = cnt;
+                b->ref_len[t - (int64_t)i - 1] = cnt;
                 w->ref_len[t - t0 - 1] = cnt;
                 q += (size_t)cnt;
                 continue;
@@ -877,7 +895,7 @@ static int words_instance(WWork *w, const WordsBatch *b, size_t i) {
             const int64_t cnt = scan(w, b, x, w->w + n);
             if (cnt < 0) return -1;
             for (int64_t j = 0; j < cnt; j++) w->ids[q + (size_t)j] = ref_id(w, &w->w[n + j], b->fold);
-            b->words[t] = cnt;
+            b->ref_len[t - (int64_t)i - 1] = cnt;
             w->ref_len[t - t0 - 1] = cnt;
             q += (size_t)cnt;
         }
@@ -923,16 +941,34 @@ int64_t words_fingerprints(const WordsBatch *b, const WordText *t, uint16_t *out
 #endif
 }
 
-double words_cost(const WordsBatch *b, size_t i) {
-    const int64_t t0 = b->inst_start[i], t1 = b->inst_start[i + 1];
+double words_texts_cost(const WordText *texts, int64_t t0, int64_t t1) {
     double chars = 0, refs = 0;
-    for (int64_t t = t0; t < t1; t++) chars += (double)b->texts[t].len;
-    refs = chars - (double)b->texts[t0].len;
-    return chars + (double)(b->texts[t0].len / 384 + 1) * refs / 6;
+    for (int64_t t = t0; t < t1; t++) chars += (double)texts[t].len;
+    refs = chars - (double)texts[t0].len;
+    return chars + (double)(texts[t0].len / 384 + 1) * refs / 6;
+}
+
+double words_cost(const WordsBatch *b, size_t i) {
+    return words_texts_cost(b->texts, b->inst_start[i], b->inst_start[i + 1]);
+}
+
+/* Zero instances [begin, end)'s entries of b's outputs that a path may leave unwritten. */
+static void words_zero(const WordsBatch *b, size_t begin, size_t end) {
+    const size_t p0 = (size_t)b->inst_start[begin] - begin, p1 = (size_t)b->inst_start[end] - end;
+    if (b->lcs) memset(b->lcs + p0, 0, (p1 - p0) * sizeof(int64_t));
+    if (b->zeros) memset(b->zeros + p0, 0, (p1 - p0) * sizeof(int64_t));
+    if (b->ngram) {
+        const size_t K = (size_t)b->ngram->K;
+        memset(b->ngram_out.hits + p0 * K, 0, (p1 - p0) * K * sizeof(int64_t));
+        memset(b->ngram_out.ref_grams + p0 * K, 0, (p1 - p0) * K * sizeof(int64_t));
+        memset(b->ngram_out.cand_grams + begin * K, 0, (end - begin) * K * sizeof(int64_t));
+    }
+    for (size_t i = begin; i < end; i++) b->ref_count[i] = b->inst_start[i + 1] - b->inst_start[i] - 1;
 }
 
 int words_range(void *ctx, size_t begin, size_t end) {
     const WordsBatch *b = (const WordsBatch *)ctx;
+    words_zero(b, begin, end);
     WWork w;
     memset(&w, 0, sizeof(w));
     word_table(b, w.wc);

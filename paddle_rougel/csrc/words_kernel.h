@@ -30,10 +30,13 @@ typedef struct {
     int mode, fold;
     int (*is_space)(uint32_t c);
     int64_t *lcs;               /* [T-N] out: LCS of each reference, in order (NULL: no LCS) */
-    int64_t *words;             /* [T] out: words of each text */
+    int64_t *cand_len;          /* [N] out: words of each candidate */
+    int64_t *ref_len;           /* [T-N] out: words of each reference, in order */
+    int64_t *ref_count;         /* [N] out: references of each instance */
     const RougeNSpec *ngram;    /* ROUGE-N counts of the same words too (NULL: none) */
     RougeNOut ngram_out;        /* (rougen_kernel.h) */
     int no_simd;                /* 1: the portable reader even where AVX-512 runs (the same results) */
+    int64_t *zeros;             /* [T-N] or NULL: only zeroed (lcs=False's LCS of 0) */
 } WordsBatch;
 
 /* Whether this CPU runs the AVX-512 word reader (AVX-512 F/BW/VL/DQ and VBMI2; 0 off x86). */
@@ -44,10 +47,14 @@ int words_simd_available(void);
  * AVX-512 reader (or t is not a 1-byte text, or out of memory). */
 int64_t words_fingerprints(const WordsBatch *b, const WordText *t, uint16_t *out, int64_t cap);
 
-/* Estimated work of instance i (for run_partitioned). */
+/* Estimated work of instance i (for run_partitioned); of the instance of texts t0 .. t1-1
+ * (its candidate first). */
 double words_cost(const WordsBatch *b, size_t i);
+double words_texts_cost(const WordText *texts, int64_t t0, int64_t t1);
 
-/* Fill b->lcs, b->words and b->ngram_out for instances [begin, end); a range_fn.  0, or -1 when out of memory. */
+/* Fill b->lcs, the lengths and b->ngram_out for instances [begin, end) (zeroing their entries
+ * first: the arrays may come uninitialised; the threads that fill them touch them first); a
+ * range_fn.  0, or -1 when out of memory. */
 int words_range(void *ctx, size_t begin, size_t end);
 
 #endif
