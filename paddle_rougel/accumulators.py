@@ -47,7 +47,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import invariants, scoring
+from . import engine, invariants, scoring
 from .hints import Hinter
 from .inputs import Batch, concat, make_batch, plain_instance
 
@@ -460,13 +460,18 @@ class PrfAccumulator(Accumulator):
         if bad is not None:
             raise ValueError(f"state fields 'f_sum', 'p_sum', 'r_sum', 'count' {when}: {bad[1]}")
 
-    def _prf(self, hits, cand_len, ref_len, ref_count, offsets, bonus=0.0) -> scoring.Score:
+    def _prf(self, hits, cand_len, ref_len, ref_count, bonus=0.0) -> scoring.Score:
         """Per-instance P, R, F from the pairs' hits and sizes under the settings' multi_ref and F
-        (the one path of every metric here; ``pooled`` sums the counts, not the ratios)."""
-        counts = scoring.pair_counts(hits, np.repeat(cand_len, ref_count, axis=0), ref_len, bonus)
+        (the one path of every metric here; ``pooled`` sums the counts, not the ratios).  As
+        many pairs as instances: one reference each (an instance has at least one), no
+        repeat and no offsets."""
+        one = len(ref_len) == len(cand_len)
+        counts = scoring.pair_counts(hits, cand_len if one else np.repeat(cand_len, ref_count, axis=0), ref_len,
+                                     bonus)
         p, r = scoring.ratios(*counts)
+        offsets = None if one else engine.offsets_of(ref_count)
         return scoring.Score(*scoring.reduce_refs(p, r, offsets, self.settings.multi_ref, self.settings.f,
-                                                  counts))
+                                                  counts, owned=True))
 
     columns = ("precision", "recall", "fmeasure")
 

@@ -86,9 +86,14 @@ class LcsResult(NamedTuple):
 
     @property
     def offsets(self) -> np.ndarray:
-        out = np.zeros(len(self.ref_count) + 1, dtype=np.int64)
-        np.cumsum(self.ref_count, out=out[1:])
-        return out
+        return offsets_of(self.ref_count)
+
+
+def offsets_of(ref_count: np.ndarray) -> np.ndarray:
+    """[N+1] where each instance's references start in the flat pair arrays (and the end)."""
+    out = np.zeros(len(ref_count) + 1, dtype=np.int64)
+    np.cumsum(ref_count, out=out[1:])
+    return out
 
 
 _BACKEND = "c" if _c_ext is not None else "python"  # the name of the active back end

@@ -505,7 +505,7 @@ def pair_lists(name: str, hypotheses: Sequence, references: Sequence) -> tuple:
     per hypothesis; a bare str or a length mismatch is an error naming the call."""
     if isinstance(hypotheses, (str, bytes)) or isinstance(references, (str, bytes)):
         raise TypeError(f"{name} takes a list of hypotheses and a list of references, not a single str")
-    hypotheses, references = list(hypotheses), list(references)
+    hypotheses, references = tuple(hypotheses), tuple(references)  # (a tuple is kept: it cannot change)
     if len(hypotheses) != len(references):
         raise ValueError(f"{name}: got {len(hypotheses)} hypotheses but {len(references)} references")
     return hypotheses, references

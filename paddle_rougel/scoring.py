@@ -227,12 +227,14 @@ def f_t2t(p, r) -> np.ndarray:
     return ((1 + beta ** 2) * r * p) / (r + (beta ** 2) * p + 1e-12)
 
 
-def reduce_refs(p, r, offsets, mode: str, f_of, counts=None):
+def reduce_refs(p, r, offsets, mode: str, f_of, counts=None, *, owned: bool = False):
     """Reduce per-pair P and R to per-instance P, R, F.
 
     ``offsets`` [N+1] delimits each instance's references in the flat
-    arrays; ``f_of(p, r)`` is the F formula; ``counts`` is the pairs'
+    arrays (None: one reference each); ``f_of(p, r)`` is the F formula; ``counts`` is the pairs'
     ``pair_counts`` (numerator, P and R denominators), which ``pooled`` needs.
+    ``owned``: p and r are float64 arrays the caller gives away (returned as they are
+    when there is one reference each, not copied).
     Modes:
 
     * ``max_pr``: max P and max R over references, taken separately, then F
@@ -252,14 +254,15 @@ def reduce_refs(p, r, offsets, mode: str, f_of, counts=None):
     """
     if mode not in MULTI_REF_MODES:
         raise ValueError(f"multi_ref must be one of {MULTI_REF_MODES}, got {mode!r}")
-    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    starts = None if offsets is None else np.asarray(offsets[:-1], dtype=np.int64)
+    if starts is None or (len(p) == len(starts) and np.array_equal(starts, np.arange(len(starts)))):
+        # one reference each: every mode gives that pair's figures (as new arrays, not the caller's)
+        if not owned:
+            p, r = np.array(p, dtype=np.float64), np.array(r, dtype=np.float64)
+        return p, r, f_of(p, r)
     if len(starts) == 0:
         z = np.zeros(0, dtype=np.float64)
         return z, z.copy(), z.copy()
-    if len(p) == len(starts) and np.array_equal(starts, np.arange(len(starts))):
-        # one reference each: every mode gives that pair's figures (as new arrays, not the caller's)
-        p, r = np.array(p, dtype=np.float64), np.array(r, dtype=np.float64)
-        return p, r, f_of(p, r)
     if mode == "max_pr":
         pi = np.maximum.reduceat(p, starts)
         ri = np.maximum.reduceat(r, starts)

@@ -245,6 +245,42 @@ def test_reduce_refs_one_reference_each_returns_new_arrays_equal_to_the_general_
     # pass-through, whose P would be p itself
     got = scoring.reduce_refs(p, r, np.array([0, 0, 1, 3]), "max_pr", f)
     assert got[0].tolist() == [0.5, 0.5, 1.0]
+    # offsets None (one reference each, the metrics' _prf): the same bits; owned=True hands
+    # the given arrays back (the metrics give fresh ones), owned=False copies them
+    rng = np.random.default_rng(2)
+    p, r = rng.random(500), rng.random(500)
+    p[::7], r[::5] = 0.0, 0.0
+    counts = (p * 10, np.full(500, 10.0), np.where(r > 0, p * 10 / np.where(r > 0, r, 1), 0.0))
+    for mode in scoring.MULTI_REF_MODES:
+        want = scoring.reduce_refs(p, r, np.arange(501), mode, f, counts)
+        for owned in (False, True):
+            got = scoring.reduce_refs(p.copy(), r.copy(), None, mode, f, counts, owned=owned)
+            for a, b in zip(got, want):
+                assert a.dtype == b.dtype == np.float64 and a.tobytes() == b.tobytes(), (mode, owned)
+        mine = p.copy()
+        assert scoring.reduce_refs(mine, r, None, mode, f, owned=True)[0] is mine
+        assert scoring.reduce_refs(mine, r, None, mode, f)[0] is not mine
+
+
+def test_prf_one_reference_each_is_the_general_path_bit_for_bit():
+    """The metrics' _prf skips the repeat and the offsets when there are as many pairs as
+    instances (one reference each); its P, R, F are those of the general path, every mode."""
+    from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
+
+    rng = np.random.default_rng(4)
+    n = 400
+    cand_len = rng.integers(0, 30, n)
+    ref_len = rng.integers(0, 30, n)
+    hits = np.minimum(rng.integers(0, 30, n), np.minimum(cand_len, ref_len))
+    rc = np.ones(n, dtype=np.int64)
+    for mode in scoring.MULTI_REF_MODES:
+        for w in (dict(gamma=1.2), dict(alpha=0.5), dict(alpha=-1.0)):
+            acc = RougeLAccumulator(RougeLSettings(multi_ref=mode, **w))
+            got = acc._prf(hits, cand_len, ref_len, rc)
+            counts = scoring.pair_counts(hits, np.repeat(cand_len, rc), ref_len)
+            want = scoring.reduce_refs(*scoring.ratios(*counts), np.arange(n + 1), mode, acc.settings.f, counts)
+            for a, b in zip(got, want):
+                assert a.tobytes() == b.tobytes(), (mode, w)
 
 
 def test_compute_preset_and_overrides():

@@ -128,8 +128,7 @@ class RougeLAccumulator(TextPrfAccumulator):
         """Field increments and per-instance result from the batch's ``engine.LcsResult``
         (``compute`` reads it with ROUGE-N's counts in one pass and hands it here)."""
         bonus = self._pair_bonus(res, batch)
-        s = self._prf(res.lcs, res.cand_len, res.ref_len, res.ref_count, res.offsets,
-                      0.0 if bonus is None else bonus)
+        s = self._prf(res.lcs, res.cand_len, res.ref_len, res.ref_count, 0.0 if bonus is None else bonus)
         local = (s, None if bonus is None else _per_instance_max(bonus, res.offsets))
         return self._deltas(s), local
 
@@ -466,8 +465,12 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         hint(hypotheses, references)
         p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
         return RougeLOutput(scoring.f_measure(p, r, w), p, r)
-    batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, hint=hint, words=True,
-                       snapshot=False)  # errors name the instance
+    batch = str_pairs_batch(hypotheses, references, tok)  # strs: read by the C word reader
+    if batch is not None:
+        hint(hypotheses, references)
+    else:
+        batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, hint=hint, words=True,
+                           snapshot=False)  # errors name the instance
     res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     return RougeLOutput(scoring.f_measure(p, r, w), p, r)

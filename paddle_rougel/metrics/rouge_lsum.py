@@ -102,7 +102,7 @@ class RougeLsumAccumulator(PrfAccumulator):
     def _score(self, batch: Batch):
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,
                                chars=self.settings.text_mode() == "char", base=int(self._values["count"]))
-        s = self._prf(res.hits, res.cand_len, res.ref_len, res.ref_count, res.offsets)
+        s = self._prf(res.hits, res.cand_len, res.ref_len, res.ref_count)
         return self._deltas(s), (s, None)
 
     def compute_batch(self, predictions: Sequence, references: Sequence, base: int = 0) -> Batch:
