@@ -195,15 +195,24 @@ def f_gamma(p, r, gamma: float = 1.2) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
     g = float(gamma)
-    ok = (p != 0) & (r != 0)
+    # in place in two new arrays (each step the operation written in the docstring, operands
+    # as written or swapped, which IEEE products and sums do not see): fewer temporaries
+    f, d = np.empty(np.broadcast(p, r).shape), np.empty(np.broadcast(p, r).shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if g <= _G_SAFE:
             g2 = g ** 2
-            f = ((1 + g2) * p * r) / (r + g2 * p)
+            np.multiply(p, 1 + g2, out=f)  # (1 + g2) P R / (R + g2 P)
+            np.multiply(p, g2, out=d)
+            np.add(d, r, out=d)
         else:
             w = (1.0 / g) ** 2  # may underflow to 0: then F = P R / P = R exactly
-            f = ((w + 1) * p * r) / (w * r + p)
-    return np.where(ok, f, 0.0)
+            np.multiply(p, w + 1, out=f)  # (w + 1) P R / (w R + P)
+            np.multiply(r, w, out=d)
+            np.add(d, p, out=d)
+        np.multiply(f, r, out=f)
+        np.divide(f, d, out=f)
+    np.copyto(f, 0.0, where=(p == 0) | (r == 0))
+    return f
 
 
 _G_SAFE = 1e150  # g^2 <= 1e300: (1 + g^2) * P * R stays finite for P, R <= 1

@@ -329,3 +329,24 @@ def test_precision_recall_is_the_plain_ratio_bit_for_bit():
     assert p.shape == (2, 3) and p.tolist() == [[1.0, 0.0, 2 / 3], [0.0, 0.0, 0.0]]
     src = np.arange(3.0)
     assert scoring.pair_counts(src, src, src)[0] is not src  # new arrays, never the caller's
+
+
+def test_f_gamma_is_the_scalar_formula_bit_for_bit():
+    """scoring.f_gamma (in place in two arrays) gives, element by element, the bits of the
+    oracle's scalar paddlenlp formula ((1 + g^2) P R / (R + g^2 P), 0 where P or R is 0): P and
+    R over [0, 1] with zeros, subnormals and 1, gammas 0 to 1e150, arrays, broadcasts and
+    scalars (a 0-d array back, as np.where gave)."""
+    import oracle
+
+    rng = np.random.default_rng(9)
+    vals = np.concatenate([rng.random(3000), [0.0, 1.0, 5e-324, 1e-310, 0.5, 1e-300]])
+    other = rng.permutation(vals)
+    other[::11] = 0.0
+    for g in (1.2, 1.0, 0.0, 0.5, 3.7, 1e-200, 1e150):
+        got = scoring.f_gamma(vals, other, g)
+        want = np.array([oracle.f_gamma(float(a), float(b), g) for a, b in zip(vals, other)])
+        assert got.tobytes() == want.tobytes(), g
+        col = scoring.f_gamma(vals[:50, None], other[None, :40], g)  # broadcast [50, 40]
+        assert col.shape == (50, 40) and col[7, 3] == oracle.f_gamma(float(vals[7]), float(other[3]), g)
+        one = scoring.f_gamma(0.25, 0.5, g)
+        assert isinstance(one, np.ndarray) and one.shape == () and float(one) == oracle.f_gamma(0.25, 0.5, g)
