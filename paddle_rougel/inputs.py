@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists",
+__all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists", "pairs_batch",
            "check_tokens", "ref_items", "unordered", "as_str", "locate"]
 
 
@@ -498,6 +498,18 @@ def concat(batches: Sequence[Batch]) -> Batch:
                  tuple(itertools.chain.from_iterable(b.ref_lists for b in batches)),
                  all(b.plain for b in batches), col("yn_match"), col("entities"),
                  any(b.tokenized for b in batches), batches[0].words)
+
+
+def pairs_batch(hypotheses: tuple, references: tuple, tokenizer, hint) -> Batch:
+    """The batch of a per-pair call's snapshots (:func:`pair_lists`), one reference each: strs
+    kept for the C word reader (:func:`str_pairs_batch`), else checked by :func:`make_batch`
+    (errors name the instance); the tokenization ``hint`` given either way."""
+    batch = str_pairs_batch(hypotheses, references, tokenizer)
+    if batch is None:
+        return make_batch(hypotheses, list(zip(references)), tokenizer=tokenizer, hint=hint, words=True,
+                          snapshot=False)
+    hint(hypotheses, references)
+    return batch
 
 
 def pair_lists(name: str, hypotheses: Sequence, references: Sequence) -> tuple:

@@ -197,7 +197,8 @@ def f_gamma(p, r, gamma: float = 1.2) -> np.ndarray:
     g = float(gamma)
     # in place in two new arrays (each step the operation written in the docstring, operands
     # as written or swapped, which IEEE products and sums do not see): fewer temporaries
-    f, d = np.empty(np.broadcast(p, r).shape), np.empty(np.broadcast(p, r).shape)
+    shape = np.broadcast(p, r).shape
+    f, d = np.empty(shape), np.empty(shape)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if g <= _G_SAFE:
             g2 = g ** 2

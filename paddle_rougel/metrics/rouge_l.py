@@ -26,7 +26,7 @@ from .. import convert, engine, scoring
 from ..scoring import RougeLOutput
 from ..accumulators import PrfAccumulator
 from ..hints import Hinter
-from ..inputs import Batch, check_tokens, make_batch, pair_lists, plain_instance, str_pairs_batch
+from ..inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
 from ..metric import PaddleMetric, copied, reject_unknown, paddle_module
 from ..settings import SettingsError, Weighted, _opt_id, text_of, weighting_of
 from ..text import TextSettings
@@ -465,12 +465,7 @@ def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] =
         hint(hypotheses, references)
         p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
         return RougeLOutput(scoring.f_measure(p, r, w), p, r)
-    batch = str_pairs_batch(hypotheses, references, tok)  # strs: read by the C word reader
-    if batch is not None:
-        hint(hypotheses, references)
-    else:
-        batch = make_batch(hypotheses, list(zip(references)), tokenizer=tok, hint=hint, words=True,
-                           snapshot=False)  # errors name the instance
+    batch = pairs_batch(hypotheses, references, tok, hint)
     res = engine.lcs_batch(batch.cands, batch.ref_lists, words=batch.words)
     p, r = scoring.precision_recall(res.lcs, res.cand_len, res.ref_len)
     return RougeLOutput(scoring.f_measure(p, r, w), p, r)

@@ -31,7 +31,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .. import scoring
-from ..inputs import Batch, make_batch, pair_lists, str_pairs_batch
+from ..inputs import Batch, pair_lists, pairs_batch
 from ..metric import reject_unknown
 from ..ngrams import ngram_overlap
 from ..scoring import Score
@@ -170,12 +170,7 @@ def rouge_n(hypotheses: Sequence, references: Sequence, n: int = 2, alpha: Optio
     hypotheses, references = pair_lists("rouge_n", hypotheses, references)
     settings = RougeNSettings(n=n, distinct=distinct, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeNAccumulator(settings)
-    batch = str_pairs_batch(hypotheses, references, acc.tokenizer)  # strs: read by the C word reader
-    if batch is not None:
-        acc.hint(hypotheses, references)
-    else:
-        batch = make_batch(hypotheses, list(zip(references)), tokenizer=acc.tokenizer, hint=acc.hint, words=True,
-                           snapshot=False)
+    batch = pairs_batch(hypotheses, references, acc.tokenizer, acc.hint)
     res = ngram_overlap(batch.cands, batch.ref_lists, (settings.n,), distinct=distinct, words=batch.words)
     p, r = scoring.precision_recall(res.hits[:, 0], res.cand_grams[:, 0], res.ref_grams[:, 0])
     return Score(p, r, scoring.f_measure(p, r, w))
