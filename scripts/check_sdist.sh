@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sdist round trip: sdist of a clean clone (committed files only) -> unpack -> fresh venv ->
-# the README's test command (pip install -e ".[test]" && pytest) in the unpacked tree.
+# the README's test command (bash scripts/install_test_deps.sh && pytest) in the unpacked tree.
 # Fails if the sdist lacks anything the build or the tests need.  Needs `build` (the test extra)
 # in the python that runs it; takes a few minutes (it installs the test extras once more).
 set -euo pipefail
@@ -23,4 +23,4 @@ echo "sdist unpacked in $PWD; installing the test extras into a fresh venv ..." 
 "$PY" -m venv "$TMP/venv"
 . "$TMP/venv/bin/activate"
 python -m pip install -q --upgrade pip
-pip install -q -e ".[test]" && pytest -q
+bash scripts/install_test_deps.sh && pytest -q
