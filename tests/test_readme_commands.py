@@ -117,3 +117,12 @@ def test_readme_first_python_block_runs_without_paddle():
     # and the page says Paddle comes before the first block that needs it
     readme = text("README.md")
     assert readme.index("With Paddle") < readme.index("RougeL()")
+
+
+def test_a_cjk_font_is_there_for_the_report_tests():
+    """With chromium but no CJK font the report tests pass while the Chinese shows as boxes: the
+    suite needs the font the install script brings, and says so loudly when it is missing."""
+    proc = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip(), (
+        "no CJK font: the HTML report tests would render Chinese as boxes "
+        "(bash scripts/install_test_deps.sh installs fonts-wqy-zenhei)")
