@@ -36,7 +36,7 @@ shown by :func:`shown`, which formats at most a few items of a few levels
 >>> sorted(read_config("rouge155"))
 ['alpha', 'multi_ref', 'tokenize']
 >>> preset("rouge_chinese")
-{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'jieba', 'normalize': 'none', 'distinct': True}
+{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'rouge_chinese', 'normalize': 'none', 'distinct': True}
 """
 from __future__ import annotations
 

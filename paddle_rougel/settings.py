@@ -169,8 +169,9 @@ ROUGE_OPTIONS = (
 )
 TEXT_OPTIONS = (
     Option("tokenize", ("--tokenize",), str,
-           "tokens of a text: char (default), whitespace, zh, jieba, rouge_score",
-           ("char", "whitespace", "zh", "jieba", "rouge_score")),
+           "tokens of a text: char (default), whitespace, zh, jieba, rouge_score, rouge_chinese "
+           "(rouge-chinese's words of jieba's, as LLaMA-Factory calls it)",
+           ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")),
     Option("normalize", ("--normalize",), str,
            "nows: drop every whitespace character (default with char tokens); none", ("none", "nows")),
     Option("lowercase", ("--lowercase",), _bool, "lowercase before tokenizing (yes/no)"),

@@ -11,6 +11,11 @@ signature.  They apply to ``str`` inputs only; token lists are scored as given.
   a word, any other non-space character (punctuation) is a token of its own:
   what Chinese answers with English words and numbers in them need;
 * ``"jieba"``: jieba's words (optional dependency), whitespace dropped;
+* ``"rouge_chinese"``: the words rouge-chinese 1.0.3 scores when it is called as
+  LLaMA-Factory and ChatGLM call it (``Rouge().get_scores(" ".join(jieba.cut(pred)), ...)``):
+  jieba's words joined by spaces, cut into "sentences" by its rules (after ``。！？?`` and
+  six dots, also inside a jieba word), each whitespace-only sentence an empty-string token
+  ``""`` (a blank line, or a newline after ``。``), other whitespace dropped;
 * ``"rouge_score"``: Google rouge-score's tokenizer: lowercase, every run of
   characters outside ``[a-z0-9]`` is a separator (so non-ASCII letters are
   dropped, as there); ``stem=True`` adds its Porter stemming (from ``nltk``,
@@ -55,7 +60,7 @@ from .inputs import as_str, unordered
 
 __all__ = ["TextSettings", "TokenizerError", "TOKENIZERS", "NORMALIZERS"]
 
-TOKENIZERS = ("char", "whitespace", "zh", "jieba", "rouge_score")
+TOKENIZERS = ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")
 NORMALIZERS = ("none", "nows")
 
 # CJK ideographs (unified, extensions A-F and compatibility), kana, hangul syllables,
@@ -170,16 +175,45 @@ def _rouge_score(stemmer):
     return tok
 
 
-def _jieba():
+def _import_jieba(name: str):
     try:
-        import jieba  # optional: only this tokenizer needs it
+        import jieba  # optional: only these tokenizers need it
     except ImportError:
-        raise ImportError("tokenize='jieba' needs the optional 'jieba' package "
+        raise ImportError(f"tokenize={name!r} needs the optional 'jieba' package "
                           "(pip install 'paddle-rougel[jieba]')") from None
     import logging
 
     jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def _jieba():
+    jieba = _import_jieba("jieba")
     return lambda text: tuple(w for w in jieba.lcut(text) if w.strip())
+
+
+# rouge-chinese 1.0.3's Rouge.cut_sent, applied to the space-joined jieba words, in its order
+_RC_CUTS = tuple((re.compile(p), r"\1\n\2") for p in (
+    "([。！？\\?])([^”’])", "(\\.{6})([^”’])", "(\\…{2})([^”’])", "([。！？\\?][”’])([^，。！？\\?])"))
+
+
+def _rouge_chinese():
+    """rouge-chinese's words of ``" ".join(jieba.cut(text))`` (see the module doc): its
+    sentences (``cut_sent``: the four cuts, ``rstrip``, ``split("\\n")``, empty ones dropped),
+    each one's whitespace runs made single spaces, split on ``" "``: a whitespace-only
+    sentence gives one ``""``."""
+    jieba = _import_jieba("rouge_chinese")
+
+    def tok(text: str) -> tuple:
+        para = " ".join(jieba.cut(text))
+        for rx, to in _RC_CUTS:
+            para = rx.sub(to, para)
+        words: list = []
+        for sent in para.rstrip().split("\n"):
+            if sent:
+                words.extend(" ".join(sent.split()).split(" "))
+        return tuple(words)
+    return tok
 
 
 def _porter():
@@ -283,6 +317,8 @@ class TextSettings:
             base = _zh
         elif tok == "jieba":
             base = _jieba()
+        elif tok == "rouge_chinese":
+            base = _rouge_chinese()
         else:
             base = _rouge_score(_porter() if self.stem else None)
         steps = []
