@@ -16,7 +16,7 @@ optional; see :data:`paddle_rougel.metrics.OPTIONS`, the one table of them):
   file, the key and its new name; both spellings of one weight in a file are an error).
 
 ``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
-``rouge155``, ``rouge_chinese``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
+``rouge155``, ``rouge_chinese``, ``rouge_score``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
 is read only from the package's own data (``paddle_rougel/presets``, copied
 from the repository's ``configs/`` at build time), never from the current
 directory or elsewhere; anything else is a path.  Explicit command-line flags
@@ -50,7 +50,7 @@ from .settings import suggest
 
 __all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path", "preset", "shown"]
 
-PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t")
+PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "rouge_score", "t2t")
 # the settings compute() takes; the DuReader bonus weights apply to the contest scorer only
 COMPUTE_KEYS = ("gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase", "stem", "split",
                 "distinct")

@@ -110,3 +110,134 @@ def test_rouge_chinese_hand_cases(pred, label):
     out = compute([pred], [label], rouge_types=["rouge1", "rouge2", "rougeL"], preset="rouge_chinese",
                   per_instance=True)
     _check_equal(out["per_instance"], [theirs], [pred], [label])
+
+
+# ------------------------------------------------------------------ preset="rouge_score" (item 7)
+
+from rouge_score import rouge_scorer, scoring, tokenizers  # noqa: E402  (the oracle: no skip)
+
+import paddle_rougel as pr  # noqa: E402
+
+EN = ["The", "cat", "CAT", "sat", "on", "the", "mat", "running", "runs", "ran", "quickly", "Quick",
+      "dogs", "dog's", "e-mail", "3.5", "42", "naïve", "café", "it's", "ran."]
+EN_PUNCT = ["", "", "", ",", ".", "!", "?", ";", " -", "'s", "(", ")", "\n", "\n\n"]
+ALL = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+
+
+def _english(rng: random.Random) -> str:
+    return " ".join(rng.choice(EN) + rng.choice(EN_PUNCT) for _ in range(rng.choice([0, 1, 3, 8, 15, 30])))
+
+
+@pytest.fixture(scope="module")
+def english():
+    rng = random.Random(3207)
+    preds = [_english(rng) for _ in range(300)]
+    refs = [[_english(rng) for _ in range(rng.choice([1, 1, 2, 3, 4]))] for _ in preds]
+    return preds, refs
+
+
+def _theirs(scorer, preds, refs) -> dict:
+    out = {t: [] for t in ALL}
+    for p, r in zip(preds, refs):
+        s = scorer.score_multi(r, p)
+        for t in ALL:
+            out[t].append(s[t])
+    return out
+
+
+def _assert_same(out: dict, theirs: dict) -> None:
+    per = out["per_instance"]
+    for t in ALL:
+        want = np.array([[s.precision, s.recall, s.fmeasure] for s in theirs[t]])
+        got = np.c_[per[f"{t}_precision"], per[f"{t}_recall"], per[t]]
+        assert np.array_equal(got, want), (t, np.argwhere(got != want)[:5])
+        assert out[t] == pytest.approx(want[:, 2].mean(), rel=1e-15, abs=1e-15)
+
+
+@pytest.mark.parametrize("how", ["preset", "use_stemmer", "stem", "tokenizer_object"])
+def test_rouge_score_preset_equals_rouge_scorer(english, how):
+    preds, refs = english
+    stem = how != "preset"
+    scorer = rouge_scorer.RougeScorer(ALL, use_stemmer=stem)
+    kw = {"preset": {}, "use_stemmer": {"use_stemmer": True}, "stem": {"stem": True},
+          "tokenizer_object": {"tokenizer": tokenizers.DefaultTokenizer(use_stemmer=True)}}[how]
+    out = compute(preds, refs, rouge_types=ALL, preset="rouge_score", per_instance=True, **kw)
+    assert f"gamma:1.0|multi_ref:best|tok:rouge_score{'+stem' if stem else ''}|norm:none" in out["signature"]
+    _assert_same(out, _theirs(scorer, preds, refs))
+
+
+def test_the_two_reference_case_of_the_issue():
+    """The English hint alone (tokenize="rouge_score") keeps gamma 1.2 and max_pr: another number;
+    the preset is rouge-score's."""
+    pred = "the cat sat on the mat"
+    refs = ["the cat", "a small cat sat quietly on the old mat by the door"]
+    theirs = rouge_scorer.RougeScorer(["rougeL"]).score_multi(refs, pred)["rougeL"].fmeasure
+    assert round(theirs, 4) == 0.5556   # the second reference: P 5/6, R 5/12
+    assert compute([pred], [refs], preset="rouge_score")["rougeL"] == theirs
+    # max P (5/6, the second) and max R (1, the first) of different references, gamma 1.2
+    assert round(compute([pred], [refs], tokenize="rouge_score")["rougeL"], 4) == 0.9242
+
+
+class CharTokenizer(tokenizers.Tokenizer):
+    """A migrating Chinese user's rouge-score tokenizer: no state of its own."""
+
+    def tokenize(self, text):
+        return [c for c in text if not c.isspace()]
+
+
+class PrefixTokenizer:
+    def __init__(self, k):
+        self.k = k
+
+    def tokenize(self, text):
+        return [w[: self.k] for w in text.split()]
+
+
+def test_a_custom_tokenizer_object_as_rouge_score_takes_it():
+    preds = ["今天天气很好", "模型 在 测试集 上", "", "好"]
+    refs = [["今天天气不错", "天气很好"], ["模型的测试"], ["x"], ["好好"]]
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=CharTokenizer())
+    out = compute(preds, refs, rouge_types=["rouge1", "rouge2", "rougeL"], preset="rouge_score",
+                  tokenizer=CharTokenizer(), per_instance=True)
+    assert "tok:custom:CharTokenizer.tokenize" in out["signature"]
+    for t in ("rouge1", "rouge2", "rougeL"):
+        want = [scorer.score_multi(r, p)[t].fmeasure for p, r in zip(preds, refs)]
+        assert out["per_instance"][t].tolist() == want, t
+    # an object with state of its own cannot be known by its class: name it
+    with pytest.raises(ValueError, match=r"PrefixTokenizer object with state of its own.*tokenize=\(\"my_tokenizer\""):
+        compute(preds, refs, preset="rouge_score", tokenizer=PrefixTokenizer(2))
+    named = compute(["abcd efgh"], ["abxx efyy"], preset="rouge_score", tokenizer=("prefix2", PrefixTokenizer(2)))
+    assert named["rougeL"] == 1.0 and "tok:custom:prefix2" in named["signature"]
+    # rouge-score ignores use_stemmer next to a tokenizer; here that contradiction is an error
+    with pytest.raises(ValueError, match="ignores use_stemmer"):
+        compute(preds, refs, preset="rouge_score", tokenizer=tokenizers.DefaultTokenizer(), use_stemmer=True)
+    with pytest.raises(ValueError, match="not both"):
+        compute(preds, refs, preset="rouge_score", tokenize="whitespace", tokenizer=CharTokenizer())
+    assert pr.RougeL(tokenize=CharTokenizer()).signature().count("tok:custom:CharTokenizer.tokenize") == 1
+
+
+def test_split_summaries_is_nltk_sentences_or_a_clear_error(english):
+    """rouge-score's split_summaries=True is nltk.sent_tokenize, which needs nltk's punkt model:
+    where it is installed the figures are rouge-score's, where it is not both fail (we say how to
+    install it)."""
+    import nltk
+
+    preds, refs = english
+    try:
+        nltk.sent_tokenize("A b. C d.")
+        have_punkt = True
+    except LookupError:
+        have_punkt = False
+    if not have_punkt:
+        for kw in ({"split_summaries": True}, {"split": "nltk"}):
+            with pytest.raises(ValueError, match="punkt sentence model, which is not installed here: "
+                                                 "python -m nltk.downloader punkt_tab"):
+                compute(preds, refs, rouge_types=["rougeLsum"], preset="rouge_score", **kw)
+        with pytest.raises(LookupError):  # the oracle cannot run either
+            rouge_scorer.RougeScorer(["rougeLsum"], split_summaries=True).score("A b. C d.", "A b.")
+    else:
+        scorer = rouge_scorer.RougeScorer(ALL, split_summaries=True)
+        out = compute(preds, refs, rouge_types=ALL, preset="rouge_score", split_summaries=True, per_instance=True)
+        _assert_same(out, _theirs(scorer, preds, refs))
+    # without ROUGE-Lsum the setting is unused (item 19): no model needed
+    assert compute(["a b"], ["a b"], preset="rouge_score", split_summaries=True)["rougeL"] == 1.0
