@@ -241,3 +241,55 @@ def test_split_summaries_is_nltk_sentences_or_a_clear_error(english):
         _assert_same(out, _theirs(scorer, preds, refs))
     # without ROUGE-Lsum the setting is unused (item 19): no model needed
     assert compute(["a b"], ["a b"], preset="rouge_score", split_summaries=True)["rougeL"] == 1.0
+
+
+# ------------------------------------------------------------------ evaluate's default figure (item 17)
+
+def _aggregator(scorer, preds, refs, types):
+    agg = scoring.BootstrapAggregator()
+    for p, r in zip(preds, refs):
+        agg.add_scores(scorer.score_multi(r, p))
+    return agg.aggregate()
+
+
+def test_bootstrap_mid_is_rouge_scores_bootstrap_aggregator(english):
+    """evaluate's rouge with use_aggregator=True (its default) reports BootstrapAggregator's mid.
+    seed=S reproduces it bit for bit after np.random.seed(S); seed=None draws from numpy's global
+    state as the aggregator does (and leaves it where the aggregator would)."""
+    preds, refs = english
+    types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(types)
+    np.random.seed(1234)
+    theirs = _aggregator(scorer, preds, refs, types)
+    after_theirs = np.random.get_state()[1].copy()
+    ours = compute(preds, refs, rouge_types=types, preset="rouge_score", aggregate="bootstrap_mid", seed=1234)
+    mean = compute(preds, refs, rouge_types=types, preset="rouge_score")
+    assert ours["signature"].endswith("|agg:bootstrap_mid:seed:1234")
+    for t in types:
+        mid = theirs[t].mid
+        assert (ours[t], ours[f"{t}_precision"], ours[f"{t}_recall"]) == (mid.fmeasure, mid.precision, mid.recall), t
+        assert ours[t] != mean[t] and abs(ours[t] - mean[t]) < 0.01    # not the mean, close to it
+    # seed=None: the global state, as the aggregator (same draws, same state afterwards)
+    np.random.seed(99)
+    theirs = _aggregator(scorer, preds, refs, types)
+    after_theirs = np.random.get_state()[1].copy()
+    np.random.seed(99)
+    ours = compute(preds, refs, rouge_types=types, preset="rouge_score", aggregate="bootstrap_mid")
+    assert np.array_equal(np.random.get_state()[1], after_theirs)
+    assert [ours[t] for t in types] == [theirs[t].mid.fmeasure for t in types]
+    assert ours["signature"].endswith("|agg:bootstrap_mid:seed:global")
+    # seed=S leaves the global state alone
+    before = np.random.get_state()[1].copy()
+    compute(preds[:5], refs[:5], preset="rouge_score", aggregate="bootstrap_mid", seed=3)
+    assert np.array_equal(np.random.get_state()[1], before)
+
+
+def test_bootstrap_mid_settings_are_checked():
+    with pytest.raises(ValueError, match=r"aggregate must be one of mean, bootstrap_mid.*did you mean 'bootstrap_mid'"):
+        compute(["a"], ["a"], aggregate="bootstrap_mean")
+    with pytest.raises(ValueError, match="seed= is for aggregate='bootstrap_mid'"):
+        compute(["a"], ["a"], seed=1)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        compute(["a"], ["a"], aggregate="bootstrap_mid", seed=1.5)
+    empty = compute([], [], aggregate="bootstrap_mid", seed=0)
+    assert empty["rougeL"] == 0.0 and empty["count"] == 0
