@@ -222,6 +222,7 @@ def preset(name: str) -> Dict[str, Any]:
     (the DuReader bonus weights of ``dureader`` / ``paddlenlp`` are left out: they apply to
     the contest scorer, whose yes/no and entity inputs compute does not take)."""
     if not isinstance(name, str) or name not in PRESETS:
-        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {shown(name)}")
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {shown(name)}"
+                          f"{suggest(name, PRESETS) if isinstance(name, str) else ''}")
     values = read_config(name)
     return {k: values[k][0] for k in COMPUTE_KEYS if k in values}

@@ -142,14 +142,7 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     values = _settings_values(preset, dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
                                            normalize=normalize, lowercase=lowercase, stem=stem, split=split,
                                            distinct=distinct))
-    try:
-        scoring.weighting(gamma, alpha)  # the one rule, before a preset's weighting is merged in
-    except ValueError as e:
-        raise ValueError(f"compute: {e}") from None
-    parts = []
-    for name in types:
-        spec, params = resolve_type(name)
-        parts.append((name, spec, params, spec.from_options({**values, **params})))
+    parts = _parts(types, values, gamma, alpha)
     _check_type_options(parts, dict(split=split, distinct=distinct))
     accs = {name: spec.accumulator(settings) for name, spec, _, settings in parts}
     score_all(accs, predictions, references)
@@ -159,6 +152,19 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     if aggregate != "mean":
         out["signature"] += f"|agg:{aggregate}:seed:{'global' if seed is None else int(seed)}"
     return out
+
+
+def _parts(types: List[str], values: Dict[str, Any], gamma, alpha) -> List[tuple]:
+    """``(name, spec, params, settings)`` of each type asked, under the option values."""
+    try:
+        scoring.weighting(gamma, alpha)  # the one rule, before a preset's weighting is merged in
+    except ValueError as e:
+        raise ValueError(f"compute: {e}") from None
+    parts = []
+    for name in types:
+        spec, params = resolve_type(name)
+        parts.append((name, spec, params, spec.from_options({**values, **params})))
+    return parts
 
 
 def _inputs(rouge_types: Any, predictions: Sequence, references: Sequence) -> tuple:

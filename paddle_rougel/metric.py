@@ -20,7 +20,7 @@ import numpy as np
 from . import scoring
 from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator
-from .settings import reject_unknown  # noqa: F401 - its home is settings; read here by the metric classes
+from .settings import keywords_checked, reject_unknown  # noqa: F401 - its home is settings; read here by the metric classes
 
 __all__ = ["PaddleMetric", "RougeL", "RougeLsum", "RougeN", "reject_unknown", "register_with_paddle"]
 
@@ -64,6 +64,7 @@ class PaddleMetric:
     def _sync(self):
         return all_reduce if self.sync_dist else None
 
+    @keywords_checked
     def confidence_interval(self, resamples: int = 1000, confidence: float = 0.95, seed: int = 0):
         """Percentile bootstrap interval of the score over instances (all ranks with
         ``sync_dist``): a :class:`paddle_rougel.stats.Interval` (estimate, low, high, ...)."""

@@ -63,14 +63,16 @@ def suggest(name: str, known) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def reject_unknown(kwargs: dict, fn: Callable, also: tuple = ()) -> None:
+def reject_unknown(kwargs: dict, fn: Callable, also: tuple = (), name: Optional[str] = None) -> None:
     """TypeError for keyword arguments ``fn`` does not take, with the closest name (of its
-    parameters and ``also``: old names it still takes): the one wording of every public call."""
+    parameters and ``also``: old names it still takes): the one wording of every public call.
+    ``name``: the call as the user wrote it (default: ``fn``'s qualified name, a class for ``__init__``)."""
     if kwargs:
         known = [p for p in inspect.signature(fn).parameters if p not in ("self", "kwargs")] + list(also)
         key = sorted(kwargs)[0]
-        raise TypeError(f"{fn.__qualname__.split('.')[0]}() got an unexpected keyword argument "
-                        f"{key!r}{suggest(key, known)}")
+        if name is None:
+            name = fn.__qualname__[:-len(".__init__")] if fn.__qualname__.endswith(".__init__") else fn.__qualname__
+        raise TypeError(f"{name}() got an unexpected keyword argument {key!r}{suggest(key, known)}")
 
 
 def keywords_checked(fn: Callable) -> Callable:
@@ -84,13 +86,15 @@ def keywords_checked(fn: Callable) -> Callable:
     Traceback (most recent call last):
     TypeError: f() got an unexpected keyword argument 'gama' (did you mean 'gamma'?)
     """
-    names = frozenset(p.name for p in inspect.signature(fn).parameters.values()
-                      if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    params = list(inspect.signature(fn).parameters.values())
+    names = frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    method = bool(params) and params[0].name == "self"
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         if kwargs and not names.issuperset(kwargs):
-            reject_unknown({k: v for k, v in kwargs.items() if k not in names}, fn)
+            name = f"{type(args[0]).__name__}.{fn.__name__}" if method and args else None
+            reject_unknown({k: v for k, v in kwargs.items() if k not in names}, fn, name=name)
         return fn(*args, **kwargs)
     return checked
 

@@ -133,3 +133,25 @@ def test_rouge_score_names_are_said_where_they_are_not_taken():
         warnings.simplefilter("ignore")
         with pytest.raises(TypeError, match=r"'use_aggregator' \(evaluate's name: here 'aggregate'"):
             pr.compute(["a"], ["a"], use_aggregator=True)
+
+
+def test_classes_and_their_keyword_methods_suggest_too():
+    cases = [
+        (lambda: pr.RougeL(gama=3), "RougeL() got an unexpected keyword argument 'gama' (did you mean 'gamma'?)"),
+        (lambda: pr.RougeN(tokenise="zh"), "RougeN() got an unexpected keyword argument 'tokenise' (did you mean 'tokenize'?)"),
+        (lambda: pr.RougeL().confidence_interval(resample=10),
+         "RougeL.confidence_interval() got an unexpected keyword argument 'resample' (did you mean 'resamples'?)"),
+        (lambda: pr.RougeLForDuReader().add_inst("a", ["a"], yn_labl="Yes"),
+         "RougeLForDuReader.add_inst() got an unexpected keyword argument 'yn_labl' (did you mean 'yn_label'?)"),
+        (lambda: pr.BLEUForDuReader().add_batch(["a"], [["a"]], entity_ref=[["a"]]),
+         "BLEUForDuReader.add_batch() got an unexpected keyword argument 'entity_ref' (did you mean 'entity_refs'?)"),
+        (lambda: pr.compare(None, None, resample=3),
+         "compare() got an unexpected keyword argument 'resample' (did you mean 'resamples'?)"),
+    ]
+    for call, msg in cases:
+        with pytest.raises(TypeError) as e:
+            call()
+        assert str(e.value) == msg
+    from paddle_rougel.config import ConfigError, preset
+    with pytest.raises(ConfigError, match="did you mean 'rouge_score'"):
+        preset("rouge_scor")
