@@ -293,3 +293,20 @@ def test_bootstrap_mid_settings_are_checked():
         compute(["a"], ["a"], aggregate="bootstrap_mid", seed=1.5)
     empty = compute([], [], aggregate="bootstrap_mid", seed=0)
     assert empty["rougeL"] == 0.0 and empty["count"] == 0
+
+
+# property test: any mix of the characters rouge-chinese's sentence cut looks at
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PIECES = st.sampled_from(ZH + ["a", "ok", "3.5", ".", "..", "......", "。", "！", "？", "?", "…", "”", "’",
+                               "，", "\n", "\n\n", " ", "  ", "\t", "\r\n", "\u3000", "\u00a0", "“"])
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(PIECES, max_size=25).map("".join), st.lists(PIECES, max_size=25).map("".join))
+def test_rouge_chinese_preset_property(pred, label):
+    theirs = llama_factory(pred, label)
+    out = compute([pred], [label], rouge_types=["rouge1", "rouge2", "rougeL"], preset="rouge_chinese",
+                  per_instance=True)
+    _check_equal(out["per_instance"], [theirs], [pred], [label])
