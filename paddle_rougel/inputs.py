@@ -32,7 +32,7 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists", "pairs_batch",
-           "check_tokens", "ref_items", "unordered", "as_str", "locate"]
+           "check_tokens", "ref_items", "unordered", "as_str", "locate", "what_is"]
 
 
 def unordered(x: Any) -> Optional[str]:
@@ -231,7 +231,7 @@ def plain_instance(cand: Any, ref_list: Any) -> Optional[Batch]:
     return None
 
 
-def _missing(x: Any) -> str:
+def what_is(x: Any) -> str:
     """What a non-sequence item is, for an error ("float nan (a missing value? ...)")."""
     if isinstance(x, float) and x != x:
         return "float nan (a missing value? pandas reads an empty cell as NaN: fill or drop it)"
@@ -270,7 +270,7 @@ def check_tokens(seq: Any, where: str) -> Any:
     try:
         items = iter(seq)
     except TypeError:
-        raise TypeError(f"{where}: got {_missing(seq)}, expected a str or a sequence of tokens") from None
+        raise TypeError(f"{where}: got {what_is(seq)}, expected a str or a sequence of tokens") from None
     try:
         toks = tuple(items)
         hash(toks)  # one C-level pass: every token must be hashable
@@ -308,7 +308,7 @@ def ref_items(ref_list: Any, index: int, what: str = "references") -> tuple:
         refs = tuple(ref_list)
     except TypeError:
         raise TypeError(f"instance {index}: ref_list must be a list of {what}, "
-                        f"got {type(ref_list).__name__}") from None
+                        f"got {what_is(ref_list)}") from None
     if not refs:
         raise ValueError(f"instance {index}: ref_list is empty (need at least one reference)")
     return refs

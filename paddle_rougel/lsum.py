@@ -54,7 +54,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import engine
-from .inputs import Batch, as_str, check_tokens, locate, ref_items, unordered
+from .inputs import Batch, as_str, check_tokens, locate, ref_items, unordered, what_is
 from .lcs_step import advance_left
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
@@ -131,7 +131,7 @@ def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> t
     try:
         sents = tuple(x)
     except TypeError:
-        raise TypeError(f"{where}: got {type(x).__name__}, expected a str or a sequence of "
+        raise TypeError(f"{where}: got {what_is(x)}, expected a str or a sequence of "
                         "sentences") from None
     out = []
     for k, s in enumerate(sents):

@@ -73,6 +73,8 @@ def test_bytes_where_text_is_expected_are_refused(call):
     (lambda: rouge_l(["a", "b"], ["a", NAN], tokenize="rouge_score"), "instance 1, reference 0"),
     (lambda: rouge_n(["a", NAN], ["a", "b"]), "instance 1, candidate"),
     (lambda: pr.deduplicate(["a", NAN], ["a"]), "item 1"),
+    (lambda: compute(["a", "b"], ["a", NAN]), "instance 1"),
+    (lambda: compute(["a", NAN], ["a", "b"], rouge_types=["rougeLsum"]), "instance 1, candidate"),
 ])
 def test_a_pandas_nan_names_the_instance_and_says_what_it_is(call, where):
     with pytest.raises(TypeError) as e:

@@ -310,3 +310,21 @@ def test_rouge_chinese_preset_property(pred, label):
     out = compute([pred], [label], rouge_types=["rouge1", "rouge2", "rougeL"], preset="rouge_chinese",
                   per_instance=True)
     _check_equal(out["per_instance"], [theirs], [pred], [label])
+
+
+def test_score_config_rouge_score_prints_rouge_scores_means(english, tmp_path, capsys):
+    """The command line: --config rouge_score (one reference per line) is rouge-score's mean x100."""
+    from paddle_rougel.cli import main
+
+    preds, refs = english
+    preds = [p.replace("\n", " ") for p in preds]
+    labels = [r[0].replace("\n", " ") for r in refs]
+    (tmp_path / "h.txt").write_text("".join(p + "\n" for p in preds), encoding="utf-8")
+    (tmp_path / "r.txt").write_text("".join(l + "\n" for l in labels), encoding="utf-8")
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"])
+    assert main(["score", "--hyp", str(tmp_path / "h.txt"), "--ref", str(tmp_path / "r.txt"), "--config",
+                 "rouge_score", "--rouge-types", "rouge1,rouge2,rougeL", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    for t, label in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeL", "ROUGE-L")):
+        mean = float(np.mean([scorer.score(l, p)[t].fmeasure for p, l in zip(preds, labels)]))
+        assert '"%s": %s' % (label, round(mean * 100, 2)) in out, (label, mean, out)
