@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
