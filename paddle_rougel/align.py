@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from . import engine, lsum
+from .settings import keywords_checked
 from .inputs import check_tokens
 from .text import TextSettings
 
@@ -196,6 +197,7 @@ def _prepare(x: Any, where: str, tok: Optional[Callable], summary: bool, split: 
     return _tokens(x, where)
 
 
+@keywords_checked
 def alignment(cand: Any, ref: Any, *, summary_level: bool = False, split: str = "newline",
               tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
               stem: bool = False):

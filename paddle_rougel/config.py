@@ -16,7 +16,7 @@ optional; see :data:`paddle_rougel.metrics.OPTIONS`, the one table of them):
   file, the key and its new name; both spellings of one weight in a file are an error).
 
 ``--config`` takes a path or a preset name (``dureader``, ``paddlenlp``,
-``rouge155``, ``rouge_chinese``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
+``rouge155``, ``rouge_chinese``, ``rouge_score``, ``t2t``): a bare name (no directory part, no ``.yaml``/``.yml``)
 is read only from the package's own data (``paddle_rougel/presets``, copied
 from the repository's ``configs/`` at build time), never from the current
 directory or elsewhere; anything else is a path.  Explicit command-line flags
@@ -36,7 +36,7 @@ shown by :func:`shown`, which formats at most a few items of a few levels
 >>> sorted(read_config("rouge155"))
 ['alpha', 'multi_ref', 'tokenize']
 >>> preset("rouge_chinese")
-{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'jieba', 'normalize': 'none', 'distinct': True}
+{'gamma': 1.0, 'multi_ref': 'max_pr', 'tokenize': 'rouge_chinese', 'normalize': 'none', 'distinct': True}
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ from .settings import suggest
 
 __all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path", "preset", "shown"]
 
-PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t")
+PRESETS = ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "rouge_score", "t2t")
 # the settings compute() takes; the DuReader bonus weights apply to the contest scorer only
 COMPUTE_KEYS = ("gamma", "alpha", "multi_ref", "tokenize", "normalize", "lowercase", "stem", "split",
                 "distinct")
@@ -222,6 +222,7 @@ def preset(name: str) -> Dict[str, Any]:
     (the DuReader bonus weights of ``dureader`` / ``paddlenlp`` are left out: they apply to
     the contest scorer, whose yes/no and entity inputs compute does not take)."""
     if not isinstance(name, str) or name not in PRESETS:
-        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {shown(name)}")
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {shown(name)}"
+                          f"{suggest(name, PRESETS) if isinstance(name, str) else ''}")
     values = read_config(name)
     return {k: values[k][0] for k in COMPUTE_KEYS if k in values}

@@ -61,6 +61,7 @@ import numpy as np
 
 from .inputs import as_str, unordered
 from .lcs_step import advance
+from .settings import keywords_checked
 
 try:  # the compiled kernel is optional: see setup.py
     from . import _lcs as _c_ext
@@ -189,6 +190,7 @@ def batch_args(name: str, cands: Sequence, ref_lists: Sequence) -> Sequence:
     return cands if isinstance(cands, (list, tuple)) else list(cands)  # both back ends need len(), two passes
 
 
+@keywords_checked
 def lcs_batch(cands: Sequence, ref_lists: Sequence, threads: int | None = None,
               words: Optional[tuple] = None) -> LcsResult:
     """LCS lengths of each candidate against each of its references.

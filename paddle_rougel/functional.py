@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+import numpy as np
 
 from . import __version__, accumulators, engine, scoring
 from .metrics import METRICS, resolve_type, rouge_types as _types
@@ -31,7 +32,7 @@ from .metrics.rouge_lsum import rouge_lsum
 from .metrics.rouge_n import RougeNAccumulator, rouge_n
 from .ngrams import lcs_ngram_words, ngram_overlap
 from .scoring import RougeLOutput
-from .settings import SettingsError
+from .settings import SettingsError, keywords_checked, suggest
 
 __all__ = ["RougeLOutput", "rouge_l", "rouge_lsum", "rouge_n", "lcs_length", "compute", "compare",
            "ROUGE_TYPES", "signature", "score_all"]
@@ -72,12 +73,15 @@ def _settings_values(preset: Optional[str], given: Dict[str, Any]) -> Dict[str, 
     return {k: v for k, v in given.items() if v is not None}
 
 
+@keywords_checked
 def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = ("rougeL",),
             gamma: Optional[float] = None, alpha: Optional[float] = None,
             multi_ref: Optional[str] = None, tokenize: Any = None, normalize: Optional[str] = None,
             lowercase: Optional[bool] = None, stem: Optional[bool] = None,
             split: Optional[str] = None, distinct: Optional[bool] = None, per_instance: bool = False,
-            preset: Optional[str] = None) -> dict:
+            preset: Optional[str] = None, aggregate: str = "mean", seed: Optional[int] = None,
+            use_stemmer: Optional[bool] = None, tokenizer: Any = None,
+            split_summaries: Optional[bool] = None) -> dict:
     """ROUGE-1, ROUGE-2, ROUGE-L, ROUGE-Lsum (any of them) of a set of predictions, in one call.
 
     Args:
@@ -93,17 +97,25 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
             ``"rougeN"``), ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level);
             a list, or one name.
         gamma / alpha: the F weighting (default gamma 1.2; give one of them).
-        preset: a shipped preset's settings (``"rouge155"``, ``"rouge_chinese"``, ...:
-            :func:`paddle_rougel.config.preset`); the settings given here override it
-            (a gamma or alpha replaces its weighting).  None of the settings given and no
-            preset: the defaults below.
+        preset: a shipped preset's settings (``"rouge_score"``, ``"rouge_chinese"``,
+            ``"rouge155"``, ...: :func:`paddle_rougel.config.preset`); the settings given here
+            override it (a gamma or alpha replaces its weighting).  None of the settings given
+            and no preset: the defaults below.
         multi_ref: ``"max_pr"`` (default), ``"best"``, ``"avg"``, ``"pooled"`` or
             ``"best_recall"`` (see :class:`paddle_rougel.RougeL`).
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`;
-            default characters as given).
-        split: ROUGE-Lsum's sentence splitter: ``"newline"`` (default), ``"zh"`` or ``"en"``.
+            default characters as given).  ``tokenize`` also takes a tokenizer object
+            (anything with a ``tokenize(text)`` method, as rouge-score's ``tokenizer=``).
+        split: ROUGE-Lsum's sentence splitter: ``"newline"`` (default), ``"zh"``, ``"en"``
+            or ``"nltk"``; without ROUGE-Lsum in ``rouge_types`` it is checked and unused.
         distinct: ROUGE-N counts each distinct n-gram once (rouge-chinese); default False.
         per_instance: also return the per-instance figures.
+        aggregate: ``"mean"`` (default: the mean over the instances) or ``"bootstrap_mid"``
+            (what ``evaluate``'s rouge reports by default: rouge-score's BootstrapAggregator
+            ``mid``, :mod:`paddle_rougel.aggregate`), drawn from ``numpy.random.RandomState(seed)``,
+            or from numpy's global random state as ``evaluate`` does when ``seed`` is None.
+        use_stemmer, tokenizer, split_summaries: rouge-score's names of ``stem``,
+            ``tokenize`` and ``split="nltk"`` (``split_summaries=True``), for migrating code.
 
     Returns:
         For each type T asked: ``T``, ``T_precision``, ``T_recall`` (macro averages
@@ -124,6 +136,39 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     >>> round(out["rougeL_recall"], 6), out["rougeL_precision"]
     (0.833333, 0.625)
     """
+    types, predictions, references = _inputs(rouge_types, predictions, references)
+    stem, tokenize, split = _peer_names(stem, use_stemmer, tokenize, tokenizer, split, split_summaries)
+    _check_aggregate(aggregate, seed)
+    values = _settings_values(preset, dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
+                                           normalize=normalize, lowercase=lowercase, stem=stem, split=split,
+                                           distinct=distinct))
+    parts = _parts(types, values, gamma, alpha)
+    _check_type_options(parts, dict(split=split, distinct=distinct))
+    accs = {name: spec.accumulator(settings) for name, spec, _, settings in parts}
+    score_all(accs, predictions, references)
+    out = _results(accs, per_instance, aggregate, seed)
+    out["count"] = len(predictions)
+    out["signature"] = f"{signature(parts)}|v:{__version__}"
+    if aggregate != "mean":
+        out["signature"] += f"|agg:{aggregate}:seed:{'global' if seed is None else int(seed)}"
+    return out
+
+
+def _parts(types: List[str], values: Dict[str, Any], gamma, alpha) -> List[tuple]:
+    """``(name, spec, params, settings)`` of each type asked, under the option values."""
+    try:
+        scoring.weighting(gamma, alpha)  # the one rule, before a preset's weighting is merged in
+    except ValueError as e:
+        raise ValueError(f"compute: {e}") from None
+    parts = []
+    for name in types:
+        spec, params = resolve_type(name)
+        parts.append((name, spec, params, spec.from_options({**values, **params})))
+    return parts
+
+
+def _inputs(rouge_types: Any, predictions: Sequence, references: Sequence) -> tuple:
+    """compute's validated type names and snapshots of its two lists."""
     try:
         types = _types(rouge_types)
     except SettingsError as e:
@@ -133,45 +178,83 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     predictions, references = tuple(predictions), tuple(references)  # a snapshot (a tuple is kept: it cannot change)
     if len(predictions) != len(references):
         raise ValueError(f"compute: got {len(predictions)} predictions but {len(references)} references")
-    values = _settings_values(preset, dict(gamma=gamma, alpha=alpha, multi_ref=multi_ref, tokenize=tokenize,
-                                           normalize=normalize, lowercase=lowercase, stem=stem, split=split,
-                                           distinct=distinct))
-    try:
-        scoring.weighting(gamma, alpha)  # the one rule, before a preset's weighting is merged in
-    except ValueError as e:
-        raise ValueError(f"compute: {e}") from None
-    parts = []
-    for name in types:
-        spec, params = resolve_type(name)
-        parts.append((name, spec, params, spec.from_options({**values, **params})))
-    _check_type_options(parts, dict(split=split, distinct=distinct))
-    accs = {name: spec.accumulator(settings) for name, spec, _, settings in parts}
-    score_all(accs, predictions, references)
+    return types, predictions, references
+
+
+def _peer_names(stem, use_stemmer, tokenize, tokenizer, split, split_summaries) -> tuple:
+    """(stem, tokenize, split) of compute's keywords and rouge-score's names of them (either
+    spelling; both, differing, is an error)."""
+    def one(ours, theirs, our_name, their_name):
+        if theirs is None:
+            return ours
+        if ours is not None and ours is not theirs and ours != theirs:
+            raise ValueError(f"compute: give {our_name}= or {their_name}= (rouge-score's name), not both")
+        return theirs
+
+    if split_summaries is not None and not isinstance(split_summaries, bool):
+        raise TypeError(f"compute: split_summaries must be a bool, got {type(split_summaries).__name__}")
+    stem = one(stem, use_stemmer, "stem", "use_stemmer")
+    tokenize = one(tokenize, tokenizer, "tokenize", "tokenizer")
+    split = one(split, {True: "nltk", False: None}.get(split_summaries), "split", "split_summaries")
+    return stem, tokenize, split
+
+
+def _check_aggregate(aggregate: str, seed: Optional[int]) -> None:
+    from .aggregate import AGGREGATES
+
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"compute: aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}"
+                         f"{suggest(str(aggregate), AGGREGATES)}")
+    if seed is not None and aggregate == "mean":
+        raise ValueError("compute: seed= is for aggregate='bootstrap_mid' (the mean draws nothing)")
+
+
+def _results(accs: Dict[str, Any], per_instance: bool, aggregate: str, seed: Optional[int]) -> dict:
+    """The figures of each type (the mean, or the bootstrap mid), and the per-instance ones."""
     out: dict = {}
     per: dict = {}
+    if aggregate == "bootstrap_mid":
+        from .aggregate import bootstrap_mid
+
+        rows = {}
+        for name, acc in accs.items():
+            s = acc.per_instance()
+            rows[name] = np.column_stack([s.precision, s.recall, s.fmeasure])
+        mids = bootstrap_mid(rows, seed)
     for name, acc in accs.items():
-        mean = acc.scores()
-        out.update({name: mean.fmeasure, f"{name}_precision": mean.precision, f"{name}_recall": mean.recall})
+        if aggregate == "bootstrap_mid":
+            p, r, f = (float(x) for x in mids[name])
+        else:
+            mean = acc.scores()
+            p, r, f = mean.precision, mean.recall, mean.fmeasure
+        out.update({name: f, f"{name}_precision": p, f"{name}_recall": r})
         if per_instance:
             s = acc.per_instance()
             per.update({name: s.fmeasure, f"{name}_precision": s.precision, f"{name}_recall": s.recall})
     if per_instance:
         out["per_instance"] = per
-    out["count"] = len(predictions)
-    out["signature"] = f"{signature(parts)}|v:{__version__}"
     return out
 
 
 def _check_type_options(parts: List[tuple], given: Dict[str, Any]) -> None:
-    """A type's own setting given (``distinct=``, ``split=``) with no type of it asked for: a
-    ValueError, as ``score --distinct`` (not silently ignored; a preset's are left alone)."""
+    """A type's own setting given (``distinct=``) with no type of it asked for: a ValueError, as
+    ``score --distinct`` (not silently ignored; a preset's are left alone).  ``split=`` is taken
+    without ROUGE-Lsum (checked, unused): generic callers (torchmetrics', transformers' helpers)
+    pass their sentence-splitting flag whatever the types."""
     asked = {o.key for _, spec, _, _ in parts for o in spec.options}
     for key, value in given.items():
-        if value is not None and key not in asked:
-            owner = next(s for s in METRICS.values() if s.key is not None and key in {o.key for o in s.options})
-            raise ValueError(f"compute: {key}= applies to {owner.label.replace('{n}', 'N')} only "
-                             f"(rouge_types={[p[0] for p in parts]} has none; add "
-                             f"{owner.key.replace('{n}', '2')!r})")
+        if value is None or key in asked:
+            continue
+        owner = next(s for s in METRICS.values() if s.key is not None and key in {o.key for o in s.options})
+        if key == "split":
+            from .lsum import SPLITS
+
+            if value not in SPLITS:
+                raise ValueError(f"compute: split must be one of {', '.join(SPLITS)}, got {value!r}")
+            continue
+        raise ValueError(f"compute: {key}= applies to {owner.label.replace('{n}', 'N')} only "
+                         f"(rouge_types={[p[0] for p in parts]} has none; add "
+                         f"{owner.key.replace('{n}', '2')!r})")
 
 
 def score_all(accs: Dict[str, Any], predictions: Sequence, references: Sequence, base: int = 0) -> None:
@@ -226,6 +309,7 @@ def _score_jobs(jobs: List[tuple]) -> List[tuple]:
     return [(acc, done[id(acc)] if id(acc) in done else acc.score_batch(batch)) for acc, batch in jobs]
 
 
+@keywords_checked
 def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
             resamples: Optional[int] = None, confidence: float = 0.95, seed: int = 0):
     """Is system B better than baseline A?  A paired test on the same instances.

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import stats
+from .settings import keywords_checked
 
 __all__ = ["Group", "GroupComparison", "GroupStats", "breakdown", "compare_breakdown", "grouped", "holm",
            "group_index",
@@ -178,6 +179,7 @@ def grouped(runs: Sequence[Dict[str, Any]], keys: Sequence, confidence: Optional
     return out
 
 
+@keywords_checked
 def breakdown(metric: Any, keys: Sequence, confidence: Optional[float] = None,
               resamples: int = 1000, seed: int = 0, order: Optional[Sequence] = None) -> Dict[Any, Group]:
     """The metric's score per group of instances: ``{key: Group(key, count, score, interval)}``.
@@ -208,6 +210,7 @@ def holm(p_values: Sequence[float]) -> List[float]:
     return adj
 
 
+@keywords_checked
 def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_bootstrap",
                       resamples: Optional[int] = None, confidence: float = 0.95, seed: int = 0,
                       order: Optional[Sequence] = None) -> Dict[Any, GroupComparison]:

@@ -32,7 +32,7 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists", "pairs_batch",
-           "check_tokens", "ref_items", "unordered", "as_str", "locate"]
+           "check_tokens", "ref_items", "unordered", "as_str", "locate", "what_is"]
 
 
 def unordered(x: Any) -> Optional[str]:
@@ -231,6 +231,13 @@ def plain_instance(cand: Any, ref_list: Any) -> Optional[Batch]:
     return None
 
 
+def what_is(x: Any) -> str:
+    """What a non-sequence item is, for an error ("float nan (a missing value? ...)")."""
+    if isinstance(x, float) and x != x:
+        return "float nan (a missing value? pandas reads an empty cell as NaN: fill or drop it)"
+    return type(x).__name__
+
+
 def check_tokens(seq: Any, where: str) -> Any:
     """A snapshot of one token sequence: a str, a read-only integer array, or a tuple.
 
@@ -239,11 +246,17 @@ def check_tokens(seq: Any, where: str) -> Any:
     >>> check_tokens({"a"}, "instance 0, candidate")
     Traceback (most recent call last):
     TypeError: instance 0, candidate: a set has no order; expected a str or a sequence of tokens
+    >>> check_tokens(b"abc", "instance 0, reference 0")
+    Traceback (most recent call last):
+    TypeError: instance 0, reference 0: got bytes where text is expected (its bytes would be scored as integer tokens): decode it first, e.g. x.decode('utf-8')
     """
     if isinstance(seq, str):
         return as_str(seq)
     if seq is None:
         raise TypeError(f"{where}: got None, expected a str or a sequence of tokens")
+    if isinstance(seq, (bytes, bytearray)):
+        raise TypeError(f"{where}: got {type(seq).__name__} where text is expected (its bytes would be "
+                        "scored as integer tokens): decode it first, e.g. x.decode('utf-8')")
     if isinstance(seq, np.ndarray):
         if seq.ndim != 1:
             raise TypeError(f"{where}: expected a 1-D array of tokens, got shape {seq.shape}")
@@ -255,11 +268,30 @@ def check_tokens(seq: Any, where: str) -> Any:
     elif unordered(seq):
         raise TypeError(f"{where}: {unordered(seq)} has no order; expected a str or a sequence of tokens")
     try:
-        toks = tuple(seq)
+        items = iter(seq)
+    except TypeError:
+        raise TypeError(f"{where}: got {what_is(seq)}, expected a str or a sequence of tokens") from None
+    try:
+        toks = tuple(items)
         hash(toks)  # one C-level pass: every token must be hashable
     except TypeError as e:
         raise TypeError(f"{where}: expected a str or a sequence of hashable tokens ({e})") from None
     return toks
+
+
+def _ids_against_text(cand: Any, refs: tuple, index: int) -> None:
+    """A TypeError when one side of an instance is text (a str) and the other token ids (a
+    sequence of non-str tokens): they never match, so the score would be 0 without a word."""
+    def ids(x):
+        return not isinstance(x, str) and (x.dtype.kind in "iu" if isinstance(x, np.ndarray)
+                                           else any(not isinstance(t, str) for t in x))
+    for j, r in enumerate(refs):
+        if isinstance(cand, str) != isinstance(r, str) and (ids(r) or ids(cand)):
+            side, other = ("candidate", f"reference {j}") if ids(cand) else (f"reference {j}", "candidate")
+            raise TypeError(f"instance {index}: the {side} is token ids (a sequence of "
+                            f"{type(next(iter(cand if ids(cand) else r))).__name__}) but the {other} is "
+                            "text (a str): ids never equal characters, so it would score 0; give both "
+                            "as text (decode the ids) or both as ids")
 
 
 def ref_items(ref_list: Any, index: int, what: str = "references") -> tuple:
@@ -276,7 +308,7 @@ def ref_items(ref_list: Any, index: int, what: str = "references") -> tuple:
         refs = tuple(ref_list)
     except TypeError:
         raise TypeError(f"instance {index}: ref_list must be a list of {what}, "
-                        f"got {type(ref_list).__name__}") from None
+                        f"got {what_is(ref_list)}") from None
     if not refs:
         raise ValueError(f"instance {index}: ref_list is empty (need at least one reference)")
     return refs
@@ -292,7 +324,9 @@ def check_instance(cand: Any, ref_list: Any, index: int) -> Tuple[Any, tuple]:
     if cand is None:
         raise TypeError(f"instance {index}: candidate is None")
     refs = _check_ref_list(ref_list, index)
-    return check_tokens(cand, f"instance {index}, candidate"), refs
+    cand = check_tokens(cand, f"instance {index}, candidate")
+    _ids_against_text(cand, refs, index)
+    return cand, refs
 
 
 def _collection(x: Any, where: str, what: str) -> tuple:

@@ -30,7 +30,9 @@ characters) or a sequence of tokens.  ``split``:
 * ``"en"``: a sentence ends after a run of ``. ! ?`` (and closing quotes or
   brackets) followed by whitespace or the end, or at a newline; stripped,
   empty ones dropped.  A plain rule, not a trained splitter: "Mr. Smith"
-  splits.
+  splits;
+* ``"nltk"``: ``nltk.sent_tokenize`` (needs nltk and its punkt model), empty
+  sentences dropped: rouge-score's ``split_summaries=True``.
 
 >>> split_sentences("他来了。你呢？好！", "zh")
 ['他来了。', '你呢？', '好！']
@@ -52,13 +54,13 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import engine
-from .inputs import Batch, as_str, check_tokens, locate, ref_items, unordered
+from .inputs import Batch, as_str, check_tokens, locate, ref_items, unordered, what_is
 from .lcs_step import advance_left
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
            "union_hits", "make_lsum_batch", "score_batch"]
 
-SPLITS = ("newline", "zh", "en")
+SPLITS = ("newline", "zh", "en", "nltk")
 
 # Bytes of LCS rows one call may hold (the C kernel's threads share them): see the module doc.
 SCRATCH_BYTES = 256 << 20
@@ -68,10 +70,31 @@ _ZH_END = re.compile(f"([。！？；]+[{_CLOSE}]*)")
 _EN_END = re.compile(f"([.!?]+[{_CLOSE}]*)(?=\\s|$)")
 
 
+def nltk_sentences():
+    """``nltk.sent_tokenize`` when nltk and its punkt sentence model are installed, else a
+    ValueError saying what to install (``split="nltk"``: rouge-score's ``split_summaries=True``)."""
+    how = ("split='nltk' (rouge-score's split_summaries=True) is nltk's sent_tokenize, which needs "
+           "the nltk package and its punkt sentence model")
+    try:
+        import nltk
+    except ImportError:
+        raise ValueError(f"{how}: pip install 'paddle-rougel[stem]' (nltk), then "
+                         "python -m nltk.downloader punkt_tab") from None
+    try:
+        nltk.sent_tokenize("A b. C d.")
+    except LookupError:
+        raise ValueError(f"{how}, which is not installed here: python -m nltk.downloader punkt_tab "
+                         "(punkt for nltk before 3.8.2); or split on newlines (split='newline', "
+                         "rouge-score's default) after splitting the text yourself") from None
+    return nltk.sent_tokenize
+
+
 def split_sentences(text: str, split: str = "newline") -> List[str]:
     """The sentences of ``text`` under one of ``SPLITS`` (see the module doc)."""
     if split == "newline":
         return [s for s in text.split("\n") if len(s)]
+    if split == "nltk":  # rouge-score's split_summaries=True: its sentences as they are
+        return [s for s in nltk_sentences()(text) if len(s)]
     if split == "zh":
         text = _ZH_END.sub("\\1\n", text)
     elif split == "en":
@@ -108,7 +131,7 @@ def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> t
     try:
         sents = tuple(x)
     except TypeError:
-        raise TypeError(f"{where}: got {type(x).__name__}, expected a str or a sequence of "
+        raise TypeError(f"{where}: got {what_is(x)}, expected a str or a sequence of "
                         "sentences") from None
     out = []
     for k, s in enumerate(sents):

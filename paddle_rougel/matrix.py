@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import engine, scoring
+from .settings import keywords_checked
 from .functional import RougeLOutput
 from .inputs import check_tokens
 from .text import TextSettings
@@ -69,6 +70,7 @@ def _python_scores(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, with_pr:
     return out
 
 
+@keywords_checked
 def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] = None, *,
                    gamma: Optional[float] = None, tokenize: Any = "char", normalize: str = "none", lowercase: Optional[bool] = None,
                    stem: bool = False, with_pr: bool = False, threads: Optional[int] = None):
@@ -102,6 +104,7 @@ class Dedup(NamedTuple):
     best: np.ndarray
 
 
+@keywords_checked
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
                 alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
                 normalize: str = "none",

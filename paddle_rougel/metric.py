@@ -12,16 +12,15 @@ and ``metric.RougeLsum`` are read through from there.
 from __future__ import annotations
 
 import copy
-import inspect
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from . import scoring
 from ._paddle import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator
-from .settings import suggest
+from .settings import keywords_checked, reject_unknown  # noqa: F401 - its home is settings; read here by the metric classes
 
 __all__ = ["PaddleMetric", "RougeL", "RougeLsum", "RougeN", "reject_unknown", "register_with_paddle"]
 
@@ -39,16 +38,6 @@ def register_with_paddle() -> None:
     if not _REGISTERED:
         paddle_module().metric.Metric.register(PaddleMetric)
         _REGISTERED = True
-
-
-def reject_unknown(kwargs: dict, fn: Callable, also: tuple = ()) -> None:
-    """TypeError for keyword arguments ``fn`` does not take, with the closest name (of its
-    parameters and ``also``: old names it still takes)."""
-    if kwargs:
-        known = [p for p in inspect.signature(fn).parameters if p not in ("self", "kwargs")] + list(also)
-        key = sorted(kwargs)[0]
-        raise TypeError(f"{fn.__qualname__.split('.')[0]}() got an unexpected keyword argument "
-                        f"{key!r}{suggest(key, known)}")
 
 
 class PaddleMetric:
@@ -75,6 +64,7 @@ class PaddleMetric:
     def _sync(self):
         return all_reduce if self.sync_dist else None
 
+    @keywords_checked
     def confidence_interval(self, resamples: int = 1000, confidence: float = 0.95, seed: int = 0):
         """Percentile bootstrap interval of the score over instances (all ranks with
         ``sync_dist``): a :class:`paddle_rougel.stats.Interval` (estimate, low, high, ...)."""

@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
+import inspect
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
@@ -35,7 +37,7 @@ from .text import TextSettings
 
 __all__ = ["RougeLSettings", "RougeLsumSettings", "RougeNSettings", "DuReaderRougeLSettings",
            "BleuSettings", "SETTINGS", "OPTIONS", "Weighted", "Option", "SettingsError", "check_weight",
-           "suggest", "ROUGE_OPTIONS", "TEXT_OPTIONS", "SHARED_OPTIONS", "text_of"]
+           "suggest", "reject_unknown", "keywords_checked", "PEER_NAMES", "ROUGE_OPTIONS", "TEXT_OPTIONS", "SHARED_OPTIONS", "text_of"]
 
 MAX_N_SIZE = 32  # BLEU orders; bounds what a tampered state file can make us allocate
 
@@ -44,10 +46,57 @@ class SettingsError(ValueError):
     """A setting that is out of range, of the wrong type, or unknown."""
 
 
+# Other packages' names of our settings: a keyword we do not take is answered with ours
+PEER_NAMES = {"use_stemmer": ("rouge-score", "stem"), "split_summaries": ("rouge-score", "split"),
+              "tokenizer": ("rouge-score", "tokenize"), "use_aggregator": ("evaluate", "aggregate"),
+              "rouge_keys": ("torchmetrics", "rouge_types"), "accumulate": ("torchmetrics", "multi_ref")}
+
+
 def suggest(name: str, known) -> str:
-    """' (did you mean 'gamma'?)' for a misspelt name, else ''."""
-    close = difflib.get_close_matches(name, list(known), n=1)
+    """' (did you mean 'gamma'?)' for a misspelt name, ' (rouge-score's name: here 'stem')' for
+    another package's name of one of ``known``, else ''."""
+    known = list(known)
+    peer = PEER_NAMES.get(name)
+    if peer is not None and peer[1] in known:
+        return f" ({peer[0]}'s name: here {peer[1]!r})"
+    close = difflib.get_close_matches(name, known, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def reject_unknown(kwargs: dict, fn: Callable, also: tuple = (), name: Optional[str] = None) -> None:
+    """TypeError for keyword arguments ``fn`` does not take, with the closest name (of its
+    parameters and ``also``: old names it still takes): the one wording of every public call.
+    ``name``: the call as the user wrote it (default: ``fn``'s qualified name, a class for ``__init__``)."""
+    if kwargs:
+        known = [p for p in inspect.signature(fn).parameters if p not in ("self", "kwargs")] + list(also)
+        key = sorted(kwargs)[0]
+        if name is None:
+            name = fn.__qualname__[:-len(".__init__")] if fn.__qualname__.endswith(".__init__") else fn.__qualname__
+        raise TypeError(f"{name}() got an unexpected keyword argument {key!r}{suggest(key, known)}")
+
+
+def keywords_checked(fn: Callable) -> Callable:
+    """``fn`` whose unknown keyword arguments are a TypeError with a suggestion
+    (:func:`reject_unknown`) instead of Python's bare one; the signature is ``fn``'s.
+
+    >>> @keywords_checked
+    ... def f(a, *, gamma=1.0):
+    ...     return gamma
+    >>> f(1, gama=2)
+    Traceback (most recent call last):
+    TypeError: f() got an unexpected keyword argument 'gama' (did you mean 'gamma'?)
+    """
+    params = list(inspect.signature(fn).parameters.values())
+    names = frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+    method = bool(params) and params[0].name == "self"
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        if kwargs and not names.issuperset(kwargs):
+            name = f"{type(args[0]).__name__}.{fn.__name__}" if method and args else None
+            reject_unknown({k: v for k, v in kwargs.items() if k not in names}, fn, name=name)
+        return fn(*args, **kwargs)
+    return checked
 
 
 def check_weight(x: Any, what: str) -> float:
@@ -169,8 +218,9 @@ ROUGE_OPTIONS = (
 )
 TEXT_OPTIONS = (
     Option("tokenize", ("--tokenize",), str,
-           "tokens of a text: char (default), whitespace, zh, jieba, rouge_score",
-           ("char", "whitespace", "zh", "jieba", "rouge_score")),
+           "tokens of a text: char (default), whitespace, zh, jieba, rouge_score, rouge_chinese "
+           "(rouge-chinese's words of jieba's, as LLaMA-Factory calls it)",
+           ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")),
     Option("normalize", ("--normalize",), str,
            "nows: drop every whitespace character (default with char tokens); none", ("none", "nows")),
     Option("lowercase", ("--lowercase",), _bool, "lowercase before tokenizing (yes/no)"),

@@ -11,10 +11,19 @@ signature.  They apply to ``str`` inputs only; token lists are scored as given.
   a word, any other non-space character (punctuation) is a token of its own:
   what Chinese answers with English words and numbers in them need;
 * ``"jieba"``: jieba's words (optional dependency), whitespace dropped;
+* ``"rouge_chinese"``: the words rouge-chinese 1.0.3 scores when it is called as
+  LLaMA-Factory and ChatGLM call it (``Rouge().get_scores(" ".join(jieba.cut(pred)), ...)``):
+  jieba's words joined by spaces, cut into "sentences" by its rules (after ``。！？?`` and
+  six dots, also inside a jieba word), each whitespace-only sentence an empty-string token
+  ``""`` (a blank line, or a newline after ``。``), other whitespace dropped;
 * ``"rouge_score"``: Google rouge-score's tokenizer: lowercase, every run of
   characters outside ``[a-z0-9]`` is a separator (so non-ASCII letters are
   dropped, as there); ``stem=True`` adds its Porter stemming (from ``nltk``,
   rouge-score's own dependency) of words longer than 3 characters;
+* an object with a ``tokenize(text)`` method (rouge-score's ``tokenizer=``): read through
+  that method; rouge-score's own ``DefaultTokenizer`` is ``"rouge_score"`` (``stem`` as it
+  was made); any other is known by its class's name when it holds no state of its own,
+  else it must be named as below;
 * a callable ``str -> str or ordered sequence of tokens`` (a list, tuple or
   iterator, read once; a set, mapping or view of one is refused: it has no
   order).  Its name is its identity in states, signatures and ``compare()``:
@@ -53,9 +62,9 @@ from typing import Any, Callable, Optional, Tuple, Union
 
 from .inputs import as_str, unordered
 
-__all__ = ["TextSettings", "TokenizerError", "TOKENIZERS", "NORMALIZERS"]
+__all__ = ["TextSettings", "TokenizerError", "TOKENIZERS", "NORMALIZERS", "tokenize_method", "rouge_score_default"]
 
-TOKENIZERS = ("char", "whitespace", "zh", "jieba", "rouge_score")
+TOKENIZERS = ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")
 NORMALIZERS = ("none", "nows")
 
 # CJK ideographs (unified, extensions A-F and compatibility), kana, hangul syllables,
@@ -97,9 +106,52 @@ def _stable_name(f: Callable) -> str:
                      f"and compare() know a tokenizer by its name); {_HOW}")
 
 
+def tokenize_method(obj: Any) -> Optional[Callable]:
+    """``obj.tokenize`` of a tokenizer object as rouge-score takes one (``RougeScorer(tokenizer=)``:
+    not callable itself, a callable ``tokenize`` attribute), else None."""
+    if isinstance(obj, (str, tuple)) or callable(obj):
+        return None
+    method = getattr(obj, "tokenize", None)
+    return method if callable(method) else None
+
+
+def rouge_score_default(obj: Any) -> Optional[bool]:
+    """Whether rouge-score's own ``DefaultTokenizer`` ``obj`` stems (its tokens are
+    ``tokenize="rouge_score"``'s, with ``stem`` as it was made); None for any other object."""
+    t = type(obj)
+    if (t.__module__, t.__qualname__) != ("rouge_score.tokenizers", "DefaultTokenizer"):
+        return None
+    stemmer = getattr(obj, "_stemmer", None)
+    if stemmer is None:
+        return False
+    porter = type(_porter())
+    if type(stemmer) is porter and stemmer.mode == porter.NLTK_EXTENSIONS:  # what use_stemmer makes
+        return True
+    return None
+
+
+def _object_name(obj: Any) -> str:
+    """A tokenizer object's identity: its class's qualified name, for an object that holds no
+    state of its own (every such object tokenizes alike); else a ValueError saying how to name it."""
+    cls = type(obj)
+    q = cls.__qualname__
+    if "<locals>" in q:
+        why = f"an object of a class defined inside a function ({q})"
+    elif getattr(obj, "__dict__", None) or any(hasattr(obj, a) for c in cls.__mro__
+                                               for a in getattr(c, "__slots__", ()) if a != "__weakref__"):
+        why = (f"a {q} object with state of its own (two such objects may tokenize differently, "
+               "and its class name cannot tell them apart)")
+    else:
+        return f"{q}.tokenize"
+    raise ValueError(f"tokenize: {why}; {_HOW}")
+
+
 def _custom_identity(tok: Any) -> Optional[Tuple[str, Optional[Callable]]]:
     """(name, callable) of a custom tokenizer (callable None: a name from a state file), or None
-    for a built-in one; invalid ones are errors."""
+    for a built-in one; invalid ones are errors.  A tokenizer object (``.tokenize``) is read
+    through its method."""
+    if isinstance(tok, tuple) and len(tok) == 2 and tokenize_method(tok[1]) is not None:
+        tok = (tok[0], tokenize_method(tok[1]))
     if isinstance(tok, tuple):
         if len(tok) != 2 or not isinstance(tok[0], str) or not callable(tok[1]):
             raise TypeError(f"tokenize=(name, callable) needs a str name and a callable, got {tok!r}")
@@ -116,6 +168,8 @@ def _custom_identity(tok: Any) -> Optional[Tuple[str, Optional[Callable]]]:
                              "others (an unnamed lambda or local function): such a state cannot be "
                              f"combined; score again with a named tokenizer ({_HOW})")
         return name, None
+    if tokenize_method(tok) is not None:
+        return _object_name(tok), tokenize_method(tok)
     if callable(tok):
         return _stable_name(tok), tok
     return None
@@ -170,16 +224,45 @@ def _rouge_score(stemmer):
     return tok
 
 
-def _jieba():
+def _import_jieba(name: str):
     try:
-        import jieba  # optional: only this tokenizer needs it
+        import jieba  # optional: only these tokenizers need it
     except ImportError:
-        raise ImportError("tokenize='jieba' needs the optional 'jieba' package "
+        raise ImportError(f"tokenize={name!r} needs the optional 'jieba' package "
                           "(pip install 'paddle-rougel[jieba]')") from None
     import logging
 
     jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def _jieba():
+    jieba = _import_jieba("jieba")
     return lambda text: tuple(w for w in jieba.lcut(text) if w.strip())
+
+
+# rouge-chinese 1.0.3's Rouge.cut_sent, applied to the space-joined jieba words, in its order
+_RC_CUTS = tuple((re.compile(p), r"\1\n\2") for p in (
+    "([。！？\\?])([^”’])", "(\\.{6})([^”’])", "(\\…{2})([^”’])", "([。！？\\?][”’])([^，。！？\\?])"))
+
+
+def _rouge_chinese():
+    """rouge-chinese's words of ``" ".join(jieba.cut(text))`` (see the module doc): its
+    sentences (``cut_sent``: the four cuts, ``rstrip``, ``split("\\n")``, empty ones dropped),
+    each one's whitespace runs made single spaces, split on ``" "``: a whitespace-only
+    sentence gives one ``""``."""
+    jieba = _import_jieba("rouge_chinese")
+
+    def tok(text: str) -> tuple:
+        para = " ".join(jieba.cut(text))
+        for rx, to in _RC_CUTS:
+            para = rx.sub(to, para)
+        words: list = []
+        for sent in para.rstrip().split("\n"):
+            if sent:
+                words.extend(" ".join(sent.split()).split(" "))
+        return tuple(words)
+    return tok
 
 
 def _porter():
@@ -208,10 +291,20 @@ class TextSettings:
 
     def __post_init__(self):
         tok = self.tokenize
+        stems = rouge_score_default(tok)
+        if stems is not None:  # rouge-score's own tokenizer object: our built-in one, as made
+            if self.stem and not stems:
+                raise ValueError("stem=True (use_stemmer) with a rouge-score DefaultTokenizer made "
+                                 "without use_stemmer: rouge-score ignores use_stemmer when a tokenizer "
+                                 "is given; give one of them")
+            tok = "rouge_score"
+            object.__setattr__(self, "tokenize", tok)
+            object.__setattr__(self, "stem", stems)
         custom = _custom_identity(tok)  # (name, callable or None): errors say how to name it
         if custom is None and tok not in TOKENIZERS:
-            raise ValueError(f"tokenize must be one of {', '.join(TOKENIZERS)}, a callable or "
-                             f"(name, callable), got {tok!r}")
+            raise ValueError(f"tokenize must be one of {', '.join(TOKENIZERS)}, a callable, an object "
+                             f"with a tokenize method (rouge-score's tokenizer=) or (name, callable), "
+                             f"got {tok!r}")
         object.__setattr__(self, "_custom", custom)
         if self.normalize not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZERS)}, got {self.normalize!r}")
@@ -283,6 +376,8 @@ class TextSettings:
             base = _zh
         elif tok == "jieba":
             base = _jieba()
+        elif tok == "rouge_chinese":
+            base = _rouge_chinese()
         else:
             base = _rouge_score(_porter() if self.stem else None)
         steps = []

@@ -118,7 +118,7 @@ def test_config_errors(capsys, tmp_path):
     assert rc == 2 and out == "" and "unknown key 'gama'" in err and str(bad) in err
     rc, _, err = run(capsys, "score", "--hyp", PRED, "--ref", PRED, "--config", "nosuchpreset")
     assert rc == 2 and "no such file or preset" in err and "dureader" in err
-    for name in ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "t2t"):
+    for name in ("dureader", "paddlenlp", "rouge155", "rouge_chinese", "rouge_score", "t2t"):
         assert os.path.isfile(os.path.join(ROOT, "configs", name + ".yaml"))
 
 

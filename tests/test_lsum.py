@@ -411,8 +411,8 @@ def test_splitters():
     assert split_sentences("a\n\n b\n", "newline") == ["a", " b"]  # rouge-score: empty lines dropped
     assert split_sentences("你好！“好的。”他说；嗯\n完", "zh") == ["你好！", "“好的。”", "他说；", "嗯", "完"]
     assert split_sentences("Hi. (Ok!) v1.2 is out?Yes", "en") == ["Hi.", "(Ok!)", "v1.2 is out?Yes"]
-    with pytest.raises(ValueError, match="split must be one of newline, zh, en"):
-        split_sentences("x", "nltk")
+    with pytest.raises(ValueError, match="split must be one of newline, zh, en, nltk"):
+        split_sentences("x", "spacy")
 
 
 def test_compute_keys():

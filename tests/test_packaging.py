@@ -156,7 +156,8 @@ def test_wheel_without_compiler_or_paddle_scores_the_readme_example(dist):
     signature = {"dureader": "gamma:1.2|multi_ref:max_pr|tok:char|norm:nows",
                  "paddlenlp": "gamma:1.2|multi_ref:max_pr|tok:char|norm:none",
                  "rouge155": "alpha:0.5|multi_ref:pooled|tok:rouge_score|norm:none",
-                 "rouge_chinese": "gamma:1.0|multi_ref:max_pr|tok:jieba|norm:none",
+                 "rouge_chinese": "gamma:1.0|multi_ref:max_pr|tok:rouge_chinese|norm:none",
+                 "rouge_score": "gamma:1.0|multi_ref:best|tok:rouge_score|norm:none",
                  "t2t": "f:t2t|multi_ref:best|tok:whitespace|norm:none"}
     assert sorted(signature) == PRESET_NAMES
     for name, sig in signature.items():

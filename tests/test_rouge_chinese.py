@@ -4,8 +4,7 @@ fine-tuning scripts call it (LLaMA-Factory, ChatGLM): jieba words joined by spac
 reported figure is the mean of ``round(f * 100, 4)``.
 
 The oracle is rouge-chinese itself (test extra); the texts are generated here: Chinese words,
-English words, digits, punctuation and spaces, no run of six dots (its one known divergence,
-tested apart below).
+English words, digits, punctuation and spaces (multi-line answers: tests/test_presets.py).
 """
 from __future__ import annotations
 
@@ -93,7 +92,7 @@ def test_preset_equals_the_llama_factory_mean(pairs, capsys, tmp_path):
     ref.write_text("".join(l + "\n" for l in labels), encoding="utf-8")
     assert main(["score", "--hyp", str(hyp), "--ref", str(ref), "--config", "rouge_chinese"]) == 0
     out, err = capsys.readouterr()
-    assert '"ROUGE-L": %s' % round(ours, 2) in out and "gamma:1.0|multi_ref:max_pr|tok:jieba|norm:none" in err
+    assert '"ROUGE-L": %s' % round(ours, 2) in out and "gamma:1.0|multi_ref:max_pr|tok:rouge_chinese|norm:none" in err
 
 
 def test_rouge_n_equals_rouge_chinese_per_pair(pairs, theirs_n):
@@ -144,16 +143,18 @@ def test_command_line_rouge_types_with_the_preset(pairs, theirs_n, capsys, tmp_p
         assert '"%s": %s' % (label, round(reported, 2)) in out, (label, reported, out)
 
 
-def test_six_dots_divergence_is_not_copied():
+def test_six_dots_are_cut_as_rouge_chinese_cuts_them():
     """rouge-chinese cuts sentences after six dots, also inside a jieba word: '.......' (one jieba
-    word) becomes '......' and '.'.  We keep jieba's words."""
+    word) becomes '......' and '.'.  The preset copies it (issue 32: its numbers, exactly);
+    tokenize="jieba" over the preset keeps jieba's words."""
     pred, label = "好的.......我们走", "好的.......我们"
     assert "......." in list(jieba.cut(pred))
     theirs = llama_factory_rouge_l(pred, label)
     ours = compute([pred], [label], preset="rouge_chinese")
-    # jieba: 好 的 ....... 我们 走 / 好 的 ....... 我们; theirs: '.......' -> '......' '.' on both sides
-    assert (ours["rougeL_precision"], ours["rougeL_recall"]) == (4 / 5, 1.0)
-    assert (theirs["p"], theirs["r"]) == (5 / 6, 1.0)
+    # theirs: '.......' -> '......' '.' on both sides: 好 的 ...... . 我们 走 / 好 的 ...... . 我们
+    assert (ours["rougeL_precision"], ours["rougeL_recall"]) == (theirs["p"], theirs["r"]) == (5 / 6, 1.0)
+    jieba_words = compute([pred], [label], preset="rouge_chinese", tokenize="jieba")
+    assert (jieba_words["rougeL_precision"], jieba_words["rougeL_recall"]) == (4 / 5, 1.0)
 
 
 def test_readme_example_numbers():

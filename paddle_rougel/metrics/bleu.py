@@ -39,7 +39,7 @@ from .. import engine, invariants
 from ..accumulators import Accumulator, SyncFn, check_sum
 from ..inputs import Batch
 from ..metric import PaddleMetric, reject_unknown
-from ..settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, text_of
+from ..settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, keywords_checked, text_of
 from ..text import TextSettings
 from .dureader_rouge_l import DEFAULT_WEIGHT, BonusInstances, _deprecated_alias, bonus_weights
 from .spec import MetricSpec
@@ -250,6 +250,7 @@ class BLEUForDuReader(BonusInstances, PaddleMetric):
     beta = _deprecated_alias("beta", "entity_weight")
     weights = property(lambda self: [1 / self.n_size] * self.n_size)
 
+    @keywords_checked
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None) -> None:
         """Add many instances at once (the fast path; same result as add_inst in a loop).

@@ -35,7 +35,7 @@ import numpy as np
 from .. import engine, scoring
 from ..inputs import Batch
 from ..metric import reject_unknown
-from ..settings import Option, SettingsError, check_weight, text_of
+from ..settings import Option, SettingsError, check_weight, keywords_checked, text_of
 from ..text import TextSettings
 from .rouge_l import RougeL, RougeLAccumulator, RougeLSettings
 from .spec import MetricSpec
@@ -209,6 +209,7 @@ def _deprecated_alias(old: str, new: str):
 class BonusInstances:
     """``add_inst`` of the two contest metrics: an instance with its yes/no labels and entities."""
 
+    @keywords_checked
     def add_inst(self, cand: Any, ref_list: Sequence, yn_label: Any = None,
                  yn_ref: Optional[Sequence] = None, entity_ref: Any = None) -> None:
         """Add one candidate with its references and optional bonus information.
@@ -258,6 +259,7 @@ class RougeLForDuReader(BonusInstances, RougeL):
     beta = _deprecated_alias("beta", "entity_weight")
 
     # ----------------------------------------------------------- adding data
+    @keywords_checked
     def add_batch(self, cands: Sequence, ref_lists: Sequence, yn_labels: Optional[Sequence] = None,
                   yn_refs: Optional[Sequence] = None, entity_refs: Optional[Sequence] = None
                   ) -> scoring.Score:

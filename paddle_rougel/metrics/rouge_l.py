@@ -28,7 +28,7 @@ from ..accumulators import PrfAccumulator
 from ..hints import Hinter
 from ..inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
 from ..metric import PaddleMetric, copied, reject_unknown, paddle_module
-from ..settings import SettingsError, Weighted, _opt_id, text_of, weighting_of
+from ..settings import SettingsError, Weighted, _opt_id, keywords_checked, text_of, weighting_of
 from ..text import TextSettings
 from .spec import MetricSpec
 
@@ -437,6 +437,7 @@ class RougeL(PaddleMetric):
 
 # -------------------------------------------------------------- functional
 
+@keywords_checked
 def rouge_l(hypotheses: Sequence, references: Sequence, alpha: Optional[float] = None, *,
             gamma: Optional[float] = None, tokenize: Any = "char", normalize: str = "none",
             lowercase: Optional[bool] = None, stem: bool = False) -> RougeLOutput:

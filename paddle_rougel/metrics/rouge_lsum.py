@@ -17,7 +17,7 @@ from ..inputs import Batch, pair_lists
 from ..lsum import make_lsum_batch, score_batch
 from ..metric import PaddleMetric, reject_unknown
 from ..scoring import RougeLOutput
-from ..settings import Option, SettingsError, Weighted, text_of, weighting_of
+from ..settings import Option, SettingsError, Weighted, keywords_checked, text_of, weighting_of
 from ..text import TextSettings
 from .spec import MetricSpec
 
@@ -26,7 +26,8 @@ __all__ = ["RougeLsumSettings", "RougeLsumAccumulator", "RougeLsum", "rouge_lsum
 SUMMARY_OPTIONS = (
     Option("split", ("--split",), str,
            "ROUGE-Lsum sentences: newline (default; in a line file, <n> separates sentences), "
-           "zh (after 。！？；), en (after . ! ? and a space)", ("newline", "zh", "en")),
+           "zh (after 。！？；), en (after . ! ? and a space), nltk (nltk's sent_tokenize: "
+           "rouge-score's split_summaries; needs its punkt model)", ("newline", "zh", "en", "nltk")),
 )
 
 
@@ -56,6 +57,8 @@ class RougeLsumSettings(Weighted):
         self._check_weighting()
         if self.split not in SPLITS:
             raise SettingsError(f"split must be one of {', '.join(SPLITS)}, got {self.split!r}")
+        if self.split == "nltk":
+            lsum.nltk_sentences()  # a clear error now when its model is missing, not mid-batch
 
     def text_mode(self) -> Optional[str]:
         """How the C text path can read ``str`` summaries untouched: ``"rouge_score"``
@@ -210,6 +213,7 @@ def _lsum_refs(pred: Any, refs: Any) -> Any:
     return refs
 
 
+@keywords_checked
 def rouge_lsum(hypotheses: Sequence, references: Sequence, alpha: Optional[float] = None, *,
                gamma: Optional[float] = None, split: str = "newline", tokenize: Any = "char", normalize: str = "none",
                lowercase: Optional[bool] = None, stem: bool = False) -> RougeLOutput:

@@ -35,7 +35,7 @@ from ..inputs import Batch, pair_lists, pairs_batch
 from ..metric import reject_unknown
 from ..ngrams import ngram_overlap
 from ..scoring import Score
-from ..settings import Option, SettingsError, _bool, text_of, weighting_of
+from ..settings import Option, SettingsError, _bool, keywords_checked, text_of, weighting_of
 from ..text import TextSettings
 from .rouge_l import RougeL, RougeLSettings, TextPrfAccumulator
 from .spec import MetricSpec
@@ -149,6 +149,7 @@ class RougeN(RougeL):
         raise AttributeError("RougeN has no lcs(): it counts n-grams")
 
 
+@keywords_checked
 def rouge_n(hypotheses: Sequence, references: Sequence, n: int = 2, alpha: Optional[float] = None, *,
             gamma: Optional[float] = None, distinct: bool = False, tokenize: Any = "char",
             normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False) -> Score:
