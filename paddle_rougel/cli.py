@@ -355,8 +355,21 @@ def _types_signature(parts: List[tuple], *extra: str) -> str:
 def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str, tuple]] = None) -> None:
     """Flags from the settings' option table (one definition for flags, config keys and checks)."""
     for o in options:
-        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=o.parse,
+        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=_flag_type(o.parse),
                        choices=o.choices, default=None, help=o.help)
+
+
+def _flag_type(parse):
+    """A flag's parser whose failure says what was expected (argparse would name the function:
+    "invalid _bool value")."""
+    def flag_value(text: str):
+        try:
+            return parse(text)
+        except (ValueError, TypeError) as e:
+            why = "expected a number" if parse is float else "expected an integer" if parse is int else None
+            raise argparse.ArgumentTypeError(f"{why}, got {text!r}" if why else str(e)) from None
+
+    return flag_value
 
 
 def _confidence(text: str) -> float:
@@ -373,9 +386,12 @@ def _confidence(text: str) -> float:
 
 
 def _count(text: str) -> int:
-    v = int(text)
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
     if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return v
 
 
@@ -411,9 +427,12 @@ def _check_resamples(args) -> None:
 
 
 def _seed(text: str) -> int:
-    v = int(text)
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
     if not 0 <= v < 2 ** 64:
-        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**64), got {text}")
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {text!r}")
     return v
 
 

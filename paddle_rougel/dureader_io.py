@@ -281,6 +281,9 @@ def read_rows(path: str, is_ref: bool, progress: Optional[Callable[[int], None]]
         row = {"answers": [norm(a) for a in answers], "yesno_answers": yesno}
         if is_ref:
             qtype = obj.get("question_type")
+            if "question_type" not in obj:  # a prediction row: the files given the other way round?
+                raise InputError(f"{_q(q)}: reference row has no 'question_type': is {path} a "
+                                 "prediction file? (--pred_file and --ref_file swapped?)")
             if qtype not in QUESTION_TYPES:
                 raise InputError(f"{_q(q)}: unknown question_type {qtype!r} (expected one of "
                                  f"{', '.join(QUESTION_TYPES)})")
