@@ -266,8 +266,7 @@ def cmd_explain(args) -> int:
         if n > len(hyps):
             raise CliError(f"--line {n}: {args.hyp} has {len(hyps)} lines")
         cand, refs = hyps[n - 1], [rs[n - 1] for rs in refsets]
-        if args.summary_level and settings.split == "newline":
-            cand, refs = cand.replace("<n>", "\n"), [r.replace("<n>", "\n") for r in refs]
+        cand, refs = cli_score.line_text(cand), [cli_score.line_text(r) for r in refs]  # as score reads them
         acc = cli._build(lambda _: acc_class(settings), values, origin)
         cli_score._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
         f = float(acc.per_instance().fmeasure[0])

@@ -19,24 +19,31 @@ from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .progress import Progress
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
-__all__ = ["cmd_score", "cmd_compare"]
+__all__ = ["cmd_score", "cmd_compare", "line_text", "N_MARKER"]
+
+
+N_MARKER = "<n>"
+
+
+def line_text(text: str) -> str:
+    """The one reading of a text the line commands score (``score``, ``compare``, ``explain``,
+    ``report``): ``<n>``, the CNN/DailyMail newline marker, is a line break, for every type of
+    every run.  ROUGE-Lsum (newline split) takes it as a sentence break; to the other types a
+    newline is whitespace, as rouge-score reads the same summaries (the marker is never a token)."""
+    return text.replace(N_MARKER, "\n") if N_MARKER in text else text
 
 
 def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
                  origin: Dict[str, str]) -> None:
-    """Line-aligned texts into each accumulator (``{name: acc}``, or one); with ROUGE-Lsum (newline
-    split) a line is a summary and ``<n>`` separates its sentences (a line cannot hold a newline),
-    for every type of the run; ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
+    """Line-aligned texts into each accumulator (``{name: acc}``, or one), each read by
+    :func:`line_text`; ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
     if not isinstance(accs, dict):
         accs = {"": accs}
     for acc in accs.values():
         if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
             acc.hint.chosen()
-    if any(getattr(a.settings, "split", None) == "newline" for a in accs.values()):
-        # <n> separates sentences: for every type of the run (a newline is whitespace to the others,
-        # as rouge-score reads the same summaries), so the types score the same text
-        hyps = [h.replace("<n>", "\n") for h in hyps]
-        refsets = [[r.replace("<n>", "\n") for r in rs] for rs in refsets]
+    hyps = [line_text(h) for h in hyps]
+    refsets = [[line_text(r) for r in rs] for rs in refsets]
     n = len(hyps)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):

@@ -102,11 +102,10 @@ def _load(args):
         if args.by:
             groupings[args.by] = line_keys(args.by, n)
         items = [{"id": f"line {i + 1}", "type": None, "refs": [rs[i] for rs in refsets]} for i in range(n)]
-        if args.summary_level and settings.split == "newline":
-            for it in items:
-                it["refs"] = [r.replace("<n>", "\n") for r in it["refs"]]
-            for s in systems:
-                s.cands = [c.replace("<n>", "\n") for c in s.cands]
+        for it in items:  # as score reads them (cli_score.line_text)
+            it["refs"] = [cli_score.line_text(r) for r in it["refs"]]
+        for s in systems:
+            s.cands = [cli_score.line_text(c) for c in s.cands]
         summary = f"lines scored: {n}"
     if not len(systems[0].f):
         raise CliError("nothing to report: no instance was scored")
