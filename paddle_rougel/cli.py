@@ -61,6 +61,7 @@ from . import __version__, engine, procio, scoring
 from .config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
+from .lineio import add_field_options, text_lines
 from .functional import signature as types_signature
 from .metrics import METRICS, OPTIONS, rouge_types
 from .metrics.dureader_rouge_l import BONUS_OPTIONS
@@ -338,11 +339,7 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _read_lines(path: str) -> List[str]:
     """A text file's lines (``-``: standard input), UTF-8 with an optional BOM."""
-    text = _read_text(path)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return text_lines(_read_text(path))
 
 
 def _types_signature(parts: List[tuple], *extra: str) -> str:
@@ -511,9 +508,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_command("cli_dureader", "cmd_dureader"))
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
-    sc.add_argument("--hyp", required=True, help="hypotheses, one per line (- for standard input)")
+    sc.add_argument("--hyp", required=True, help="hypotheses, one per line or JSON lines (- for standard input)")
     sc.add_argument("--ref", required=True, action="append",
                     help="references, one per line; repeat for several reference sets (- for stdin)")
+    add_field_options(sc)  # JSON lines: --field, --hyp-field, --ref-field, --input-format
     _add_options(sc, ROUGE_OPTIONS + TEXT_OPTIONS)
     _add_summary(sc)
     _add_outputs(sc, "write one row per hypothesis line: line, P, R, F (0-1)")
@@ -526,6 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--pred_file", "--pred-file", action="append", help="DuReader predictions: A, then B")
     c.add_argument("--ref", action="append", help="text references, one per line (with two --hyp)")
     c.add_argument("--hyp", action="append", help="text hypotheses: A, then B")
+    add_field_options(c)
     c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
                    default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
     c.add_argument("--resamples", type=_count, default=None,

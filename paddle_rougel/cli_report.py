@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import cli, cli_dureader, cli_score, procio
 from .cli import CliError, _pct
+from .lineio import add_field_options
 from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
@@ -62,7 +63,7 @@ def compare_keys(args, contests, runs: List[Dict[str, Any]]) -> List[Any]:
     if contests is not None:
         return dureader_keys(args.by, contests[0], acc.tokenizer)
     n = int(acc.count)
-    refsets = [cli._read_lines(args.ref[0])] if args.by == "length" else None
+    refsets = [cli_score.read_input(args.ref[0], args, "ref")] if args.by == "length" else None
     return line_keys(args.by, n, refsets, acc.tokenizer)
 
 
@@ -212,6 +213,7 @@ def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
     cli._add_options(p, BONUS_OPTIONS)
     cli._add_summary(p, types=False)
     p.add_argument("--config", help="YAML config file or preset name")
+    add_field_options(p)  # text files as JSON lines
 
 
 # ------------------------------------------------------------------ explain
@@ -261,7 +263,7 @@ def cmd_explain(args) -> int:
                            "DuReader files with --ref_file R --pred_file P --question_id Q")
         no_bonus(args)
         values, origin, settings, acc_class, _ = cli_score._line_metric(args)
-        (hyps,), refsets = cli_score._read_score_inputs([args.hyp], args.ref)
+        (hyps,), refsets = cli_score._read_score_inputs([args.hyp], args.ref, args)
         n = args.line
         if n > len(hyps):
             raise CliError(f"--line {n}: {args.hyp} has {len(hyps)} lines")

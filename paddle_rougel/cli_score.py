@@ -6,14 +6,15 @@ registry (:mod:`paddle_rougel.metrics`); shared option handling and outputs are 
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import procio
-from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, _check_outputs, _choices, _ci_signature, _inputs,
-                  _level, _pct, _per_instance, _print_result, _read_lines, _scores_result, _signature,
+from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, _check_input, _check_outputs, _choices, _ci_signature, _inputs,
+                  _level, _pct, _per_instance, _print_result, _read_text, _scores_result, _signature,
                   _type_scores, _types_signature, _weights, _write_results)
 from .cli_dureader import _contest_metrics, _counts, _read_contests
 from .functional import score_all
+from .lineio import read_instances
 from .metrics import OPTIONS, resolve_type
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .progress import Progress
@@ -97,25 +98,42 @@ def _line_accumulators(parts: List[tuple], values, origin, keep: bool = False) -
     return accs
 
 
-def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
+def read_input(path: str, args, side: str, texts: Optional[Dict[str, str]] = None) -> List[str]:
+    """One input's instances (``side``: ``hyp`` or ``ref``): a text file's lines, or a field of
+    JSON lines (:mod:`paddle_rougel.lineio`: ``--field``, ``--hyp-field``, ``--ref-field``,
+    ``--input-format``); ``texts`` caches a file's text when both sides read it."""
+    field = getattr(args, f"{side}_field", None) or getattr(args, "field", None)
+    fmt = getattr(args, "input_format", None) or "auto"
+    if texts is not None and path != "-":
+        text = texts[path] = texts[path] if path in texts else _read_text(path)
+    else:
+        text = _read_text(path)
+    return read_instances(path, text, field, f"--{side}", fmt)
+
+
+def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str], args=None
                        ) -> Tuple[List[List[str]], List[List[str]]]:
-    """Each system's lines and each reference set's, every file read once, line-aligned."""
+    """Each system's instances and each reference set's, every file read once, aligned."""
     if [*hyp_paths, *ref_paths].count("-") > 1:
         raise CliError("only one of --hyp and --ref can be - (standard input is read once)")
-    systems = [_read_lines(p) for p in hyp_paths]
-    refsets = [_read_lines(p) for p in ref_paths]
+    for p in [*hyp_paths, *ref_paths]:
+        if p != "-":
+            _check_input(p)  # every input there before any is read
+    texts: Dict[str, str] = {}  # LLaMA-Factory: --hyp F --ref F reads F once
+    systems = [read_input(p, args, "hyp", texts) for p in hyp_paths]
+    refsets = [read_input(p, args, "ref", texts) for p in ref_paths]
     first = hyp_paths[0]
     for p, lines in [*zip(hyp_paths[1:], systems[1:]), *zip(ref_paths, refsets)]:
         if len(lines) != len(systems[0]):
             raise CliError(f"{p} has {len(lines)} lines but {first} has {len(systems[0])} "
-                           "(files must be line-aligned)")
+                           "(files must be line-aligned; JSON lines: one object per instance)")
     return systems, refsets
 
 
 def cmd_score(args) -> int:
     values, origin, parts = _line_metrics(args)
     _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
-    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
+    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref, args)
     keep = args.confidence is not None
     accs = _line_accumulators(parts, values, origin, keep)
     _score_lines(accs, hyps, refsets, origin)
@@ -199,7 +217,7 @@ def cmd_compare(args) -> int:
                            "DuReader files with --ref_file R --pred_file A --pred_file B")
         values, origin, parts = _line_metrics(args)
         runs = []
-        systems, refsets = _read_score_inputs(args.hyp, args.ref)  # stdin (-) read once
+        systems, refsets = _read_score_inputs(args.hyp, args.ref, args)  # stdin (-) read once
         if not systems[0]:
             raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
                            f"{', '.join(args.ref)} have no lines")

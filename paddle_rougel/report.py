@@ -88,7 +88,7 @@ def _load(args):
         values, origin, settings, acc_class, metric = cli_score._line_metric(args)
         name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
         systems = []
-        lines, refsets = cli_score._read_score_inputs(hyps_files, args.ref)
+        lines, refsets = cli_score._read_score_inputs(hyps_files, args.ref, args)
         for n, h, hyps in zip("AB", hyps_files, lines):
             acc = cli._build(lambda _: acc_class(settings, True), values, origin)
             cli_score._score_lines(acc, hyps, refsets, origin)
