@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import cli, cli_dureader, cli_score, procio
@@ -21,7 +22,7 @@ from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["DUREADER_BY", "add_by", "add_parsers", "breakdown_result", "compare_breakdown_result",
-           "dureader_keys", "line_keys", "compare_keys"]
+           "dureader_keys", "line_keys", "length_keys", "compare_keys"]
 
 DUREADER_BY = ("question_type", "source", "length")
 
@@ -44,11 +45,25 @@ def dureader_keys(by: str, contest, tokenizer) -> List[Any]:
     return [length_bucket(_length(tokenizer, refs[0])) for refs in contest.ref_lists]
 
 
+def length_keys(refsets: List[List[str]], tokenizer) -> List[str]:
+    """The length bucket of each line's first reference (tokens after the text settings)."""
+    return [length_bucket(_length(tokenizer, r)) for r in refsets[0]]
+
+
+LINE_BY = "length"  # the built-in grouping of text files; any other --by is a key file
+
+
 def line_keys(spec: str, n: int, refsets: Optional[List[List[str]]] = None, tokenizer=None) -> List[str]:
-    """``length``: the length bucket of each line's first reference; else a key file, one key per
-    line, line-aligned with the hypotheses."""
-    if spec == "length" and not os.path.exists(spec) and refsets is not None:
-        return [length_bucket(_length(tokenizer, r)) for r in refsets[0]]
+    """``length``: the length bucket of each line's first reference (always the built-in: a key
+    file of that name is ``./length``, and one in the working directory is warned about); else a
+    key file, one key per line, line-aligned with the hypotheses."""
+    if spec == LINE_BY:
+        if refsets is None:
+            raise CliError(f"--by {LINE_BY}: needs the reference lines")  # a caller's slip, not the user's
+        if os.path.exists(spec):
+            warnings.warn(f"--by {LINE_BY} groups by the first reference's length (built in); a file named "
+                          f"{LINE_BY!r} is here: give ./{LINE_BY} to group by its lines")
+        return length_keys(refsets, tokenizer)
     keys = cli._read_lines(spec)
     if len(keys) != n:
         raise CliError(f"--by {spec}: has {len(keys)} lines but there are {n} hypotheses "
@@ -105,6 +120,8 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
     """(what to print, its format) for ``--by``: the overall scores and one row per group
     (JSON, or the lines of a table), for ``cli._print_result``."""
     rows = _breakdown_rows(args, accs, keys, by)
+    if not rows:
+        raise CliError(f"--by {by}: no group to show (no instance was scored)")
     overall: Dict[str, Any] = {}
     for name, acc in accs.items():
         if args.confidence is None:
@@ -139,6 +156,8 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
             row[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
                          "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4),
                          "p_holm": round(g.p_adjusted, 4)}
+    if not groups:
+        raise CliError(f"--by {by}: no group to show (no instance was scored)")
     if args.format == "json":
         return {**rows, "by": by, "correction": "holm", "groups": groups}, "json"
     lines = [f"{by:<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"

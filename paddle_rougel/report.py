@@ -54,7 +54,7 @@ def _interval(name: str, acc, args) -> Dict[str, float]:
 
 def _load(args):
     """(systems, items, groupings, settings, signature, summary) from the command's sources."""
-    from .cli_report import dureader_keys, line_keys, no_bonus
+    from .cli_report import dureader_keys, length_keys, line_keys, no_bonus
 
     out = [("-o", args.output)]
     if args.ref_file:
@@ -98,9 +98,9 @@ def _load(args):
                            f"{len(systems[0].f)}")
         n = len(systems[0].f)
         tok = systems[0].accs[name].tokenizer
-        groupings = {"length": line_keys("length", n, refsets, tok)}
-        if args.by:
-            groupings[args.by] = line_keys(args.by, n)
+        groupings = {"length": length_keys(refsets, tok)}
+        if args.by:  # --by length: the built-in (warned about when a file of that name is here)
+            groupings[args.by] = line_keys(args.by, n, refsets, tok)
         items = [{"id": f"line {i + 1}", "type": None, "refs": [rs[i] for rs in refsets]} for i in range(n)]
         for it in items:  # as score reads them (cli_score.line_text)
             it["refs"] = [cli_score.line_text(r) for r in it["refs"]]
