@@ -82,16 +82,8 @@ class CliError(Exception):
 
 # ------------------------------------------------------------------ helpers
 
-def _oneline(msg: str) -> str:
-    """Escape control characters (a newline in a file or zip member name) and lone surrogates."""
-    if msg.isprintable():
-        return msg
-    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for c in msg)
-
-
 def _say(kind: str, msg: str) -> None:
-    procio.diag(f"{PROG}: {kind}: {_oneline(msg)}")
+    procio.diag(f"{PROG}: {kind}: {procio.printable(msg)}")  # a newline in a file or member name: one line
 
 
 def _err(msg: str) -> None:
@@ -197,14 +189,15 @@ def _show(args, line: str) -> None:
 
 def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_lines: List[str]) -> None:
     procio.hold()  # outputs committed, the result computed: the run ends with its status
+    extra_lines = [procio.printable(line) for line in extra_lines]  # file names, input keys: escaped
     if fmt == "json":
         _show(args, json.dumps(result, ensure_ascii=False))
         for line in extra_lines:
             procio.diag(line)
         procio.diag(signature)
-    elif fmt == "lines":  # a table laid out by its command (cli_report: --by)
+    elif fmt == "lines":  # a table laid out by its command (cli_report: --by), keys escaped there
         for line in result:
-            _show(args, line)
+            _show(args, procio.printable(line))
         for line in extra_lines:
             procio.diag(line)
         _show(args, signature)
@@ -212,7 +205,7 @@ def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_
         width = max(len(k) for k in result) if result else 6
         _show(args, f"{'metric':<{width}}  score")
         for k, v in result.items():
-            _show(args, f"{k:<{width}}  {v}")
+            _show(args, procio.printable(f"{k:<{width}}  {v}"))
         for line in extra_lines:
             procio.diag(line)
         _show(args, signature)

@@ -14,9 +14,10 @@ from typing import Any, Dict, List, Tuple
 
 from . import __version__
 from .accumulators import from_state
-from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _ci_signature, _oneline, _pct,
+from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _ci_signature, _pct,
                   _print_result, _read_json, _scores_result, _type_scores)
 from .config import read_config
+from .procio import printable
 from .metrics import METRICS
 
 __all__ = ["cmd_merge"]
@@ -80,7 +81,7 @@ def _merged_metrics(files) -> Dict[str, Any]:
                 else:
                     accs[key].merge(st)
             except (ValueError, KeyError, TypeError, OverflowError) as e:
-                msg = _oneline(str(e)) or type(e).__name__
+                msg = printable(str(e)) or type(e).__name__
                 if key in accs and not msg.startswith(where):
                     msg = f"{where}: cannot merge with {first_path}: {msg}"
                 raise CliError(msg) from None

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import cli, cli_dureader, cli_score, procio
 from .cli import CliError, _pct
 from .lineio import add_field_options
+from .procio import printable
 from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
@@ -132,8 +133,8 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
         return {**overall, "by": by, "groups": rows}, "json"
     names = list(accs)
     table = [["(all)", str(sum(r["count"] for r in rows.values()))] + [_fmt(overall[n]) for n in names]]
-    table += [[k, str(r["count"])] + [_fmt(r[n]) for n in names] for k, r in rows.items()]
-    head = [by, "count"] + names
+    table += [[printable(k), str(r["count"])] + [_fmt(r[n]) for n in names] for k, r in rows.items()]
+    head = [printable(by), "count"] + names  # keys from the user's files: escaped before the layout
     widths = [max(len(x) for x in col) for col in zip(head, *table)]
     return ["  ".join([line[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:], widths[1:])])
             for line in [head] + table], "lines"
@@ -160,9 +161,10 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
         raise CliError(f"--by {by}: no group to show (no instance was scored)")
     if args.format == "json":
         return {**rows, "by": by, "correction": "holm", "groups": groups}, "json"
-    lines = [f"{by:<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"
+    lines = [f"{printable(by):<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"
              f"{'p':>8}{'p (Holm)':>10}"]
     for key, grow in [("(all)", {"count": None, **rows})] + list(groups.items()):
+        key = printable(key)  # from the user's key file: escaped before the layout
         for name in runs[0]:
             r = grow[name]
             if r is None:
@@ -295,12 +297,12 @@ def cmd_explain(args) -> int:
         metric = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
     k, align, fs = best_reference(cand, refs, settings)
     mark = _ANSI if _colour(args) else ("[", "]")
-    c_txt, r_txt = align.marked(*mark)
+    c_txt, r_txt = align.marked(*mark, show=printable)  # the input's text escaped, the marks as written
     summary = hasattr(settings, "split")
     hits = align.n_hits if summary else align.lcs
     n_c = sum(map(len, align.cand)) if summary else len(align.cand)
     n_r = sum(map(len, align.ref)) if summary else len(align.ref)
-    lines = [f"{title}: {metric} F {f:.4f}",
+    lines = [f"{printable(title)}: {metric} F {f:.4f}",
              f"best reference: {k + 1} of {len(refs)} (F {fs[k]:.4f}; "
              f"{'union LCS hits' if summary else 'LCS'} {hits} of {n_c} candidate and {n_r} reference tokens)"]
     if summary:

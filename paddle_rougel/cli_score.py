@@ -181,7 +181,7 @@ def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[s
         interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
         print(f"{k:<9}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}")
     for line in extra:
-        procio.diag(line)
+        procio.diag(procio.printable(line))
     print(signature)
 
 
