@@ -40,8 +40,8 @@ with 128 + the signal number, temp files removed (status 0 once everything is
 committed and printed).  Warnings (the pure-Python engine fallback, tokenization
 hints: :mod:`paddle_rougel.hints`) are one plain ``paddle-rougel: warning:`` line.
 
-(Over 600 lines: the parser and the option, output and interval helpers every command shares,
-one home each; the commands' bodies are in the modules above.)
+(The parser and the option, output and interval helpers every command shares, one home each;
+the commands' bodies are in the modules above, flag value parsers in :mod:`cli_values`.)
 """
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ from . import __version__, engine, procio, scoring
 from .config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
-from .lineio import add_field_options, text_lines
+from .cli_values import confidence_level, flag_type, positive_count, seed_value
+from .lineio import add_field_options, reject_constant, text_lines
 from .functional import signature as types_signature
 from .metrics import METRICS, OPTIONS, rouge_types
 from .metrics.dureader_rouge_l import BONUS_OPTIONS
@@ -292,10 +293,6 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
             for k, v in result.items()}, "table"
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
-
-
 def _read_text(path: str) -> str:
     """A file's text (``-``: standard input): UTF-8, an optional BOM dropped; errors name the line."""
     if path == "-":
@@ -318,7 +315,7 @@ def _read_text(path: str) -> str:
 def _read_json(path: str) -> Any:
     text = _read_text(path)
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=reject_constant)
     except ValueError as e:
         raise CliError(f"{path}: invalid JSON ({e})") from None
     except RecursionError:
@@ -345,44 +342,8 @@ def _types_signature(parts: List[tuple], *extra: str) -> str:
 def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str, tuple]] = None) -> None:
     """Flags from the settings' option table (one definition for flags, config keys and checks)."""
     for o in options:
-        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=_flag_type(o.parse),
+        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=flag_type(o.parse),
                        choices=o.choices, default=None, help=o.help)
-
-
-def _flag_type(parse):
-    """A flag's parser whose failure says what was expected (argparse would name the function:
-    "invalid _bool value")."""
-    def flag_value(text: str):
-        try:
-            return parse(text)
-        except (ValueError, TypeError) as e:
-            why = "expected a number" if parse is float else "expected an integer" if parse is int else None
-            raise argparse.ArgumentTypeError(f"{why}, got {text!r}" if why else str(e)) from None
-
-    return flag_value
-
-
-def _confidence(text: str) -> float:
-    """A level in (0, 1); a whole number >= 1 is the old resample count (see _check_resamples)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}") from None
-    if 0 < v < 1:
-        return v
-    if v >= 1 and text.strip().isdigit():
-        return int(text)  # the old resample count
-    raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}")
-
-
-def _count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
 
 
 def _check_resamples(args) -> None:
@@ -416,16 +377,6 @@ def _check_resamples(args) -> None:
         raise CliError(f"{flag}: {e}") from None
 
 
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if not 0 <= v < 2 ** 64:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {text!r}")
-    return v
-
-
 def _rouge_types(text: str) -> List[str]:
     try:
         return rouge_types(text)
@@ -449,13 +400,13 @@ def _add_summary(p: argparse.ArgumentParser, types: bool = True) -> None:
 def _add_confidence(p: argparse.ArgumentParser, always: bool = False) -> None:
     """``always``: intervals without the flag too (``report``), at 0.95 unless LEVEL is given."""
     when = "always drawn; LEVEL " if always else ""
-    p.add_argument("--confidence", nargs="?", const=0.95, type=_confidence, default=0.95 if always else None,
+    p.add_argument("--confidence", nargs="?", const=0.95, type=confidence_level, default=0.95 if always else None,
                    metavar="LEVEL", help=f"percentile bootstrap interval of each score over instances at LEVEL "
                                          f"({when}default 0.95; at least 2 instances)")
-    p.add_argument("--resamples", type=_count, default=None, metavar="N",
+    p.add_argument("--resamples", type=positive_count, default=None, metavar="N",
                    help="bootstrap resamples of --confidence (default 1000; at least 40 at 0.95, "
                         "200 at 0.99)")
-    p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="resampling seed (default 0)")
 
 
 def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
@@ -520,12 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_field_options(c)
     c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
                    default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
-    c.add_argument("--resamples", type=_count, default=None,
+    c.add_argument("--resamples", type=positive_count, default=None,
                    help="bootstrap resamples (default 1000, at least 40) or randomization trials "
                         "(default 10000); at least 2 instances")
-    c.add_argument("--confidence", type=_confidence, default=None, metavar="LEVEL",
+    c.add_argument("--confidence", type=confidence_level, default=None, metavar="LEVEL",
                    help="level of the interval of the difference (default 0.95)")
-    c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
+    c.add_argument("--seed", type=seed_value, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
     _add_summary(c)

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import cli, cli_dureader, cli_score, procio
 from .cli import CliError, _pct
+from .cli_values import positive_count
 from .lineio import add_field_options
 from .procio import printable
 from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
@@ -200,7 +201,7 @@ def add_parsers(sub) -> None:
     e = sub.add_parser("explain", help="show which tokens one instance's LCS matches (best reference)")
     _add_sources(e)
     e.add_argument("--question_id", "--question-id", help="the DuReader question to explain")
-    e.add_argument("--line", type=cli._count, help="the text line to explain (1-based)")
+    e.add_argument("--line", type=positive_count, help="the text line to explain (1-based)")
     e.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the matched tokens (auto: on a terminal); otherwise [brackets]")
     e.set_defaults(func=cmd_explain)
@@ -210,7 +211,7 @@ def add_parsers(sub) -> None:
     r.add_argument("-o", "--output", required=True, help="the HTML file to write")
     r.add_argument("--by", metavar="KEYFILE", default=None,
                    help="text files: also group by this key file (one key per line)")
-    r.add_argument("--worst", type=cli._count, default=20, help="instances listed in full (default 20)")
+    r.add_argument("--worst", type=positive_count, default=20, help="instances listed in full (default 20)")
     cli._add_confidence(r, always=True)  # score's --confidence [LEVEL] --resamples N --seed S
     r.set_defaults(func=_cmd_report)
 

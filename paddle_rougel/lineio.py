@@ -29,7 +29,7 @@ from typing import Any, List, Optional
 
 from .dureader_io import InputError
 
-__all__ = ["INPUT_FORMATS", "add_field_options", "read_instances", "text_lines"]
+__all__ = ["INPUT_FORMATS", "add_field_options", "read_instances", "reject_constant", "text_lines"]
 
 INPUT_FORMATS = ("auto", "text", "jsonl")
 _KINDS = {dict: "an object", list: "a list", int: "a number", float: "a number", bool: "a boolean",
@@ -57,7 +57,7 @@ def text_lines(text: str) -> List[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def _reject_constant(name: str):
+def reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
 
 
@@ -67,7 +67,7 @@ def _object(line: str) -> Optional[dict]:
     if not (s.startswith("{") and s.endswith("}")):
         return None
     try:
-        obj = json.loads(s, parse_constant=_reject_constant)
+        obj = json.loads(s, parse_constant=reject_constant)
     except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
@@ -101,7 +101,7 @@ def read_instances(path: str, text: str, field: Optional[str], flag: str, fmt: s
 
 def _field(path: str, lineno: int, line: str, field: str) -> str:
     try:
-        obj: Any = json.loads(line, parse_constant=_reject_constant)
+        obj: Any = json.loads(line, parse_constant=reject_constant)
     except ValueError as e:
         raise InputError(f"{path}:{lineno}: invalid JSON ({e})") from None
     except RecursionError:
