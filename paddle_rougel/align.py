@@ -67,11 +67,11 @@ def marked_runs(tokens: Sequence, marked: Sequence[bool]) -> List[Tuple[bool, li
     return runs
 
 
-def _render(tokens: Sequence, marked: Sequence[bool], open_: str, close: str) -> str:
+def _render(tokens: Sequence, marked: Sequence[bool], open_: str, close: str, show=str) -> str:
     sep = "" if isinstance(tokens, str) else " "
     out = []
     for m, run in marked_runs(tokens, marked):
-        text = sep.join(map(str, run))
+        text = sep.join(show(str(t)) for t in run)
         out.append(open_ + text + close if m else text)
     return sep.join(out)
 
@@ -100,11 +100,12 @@ class Alignment(NamedTuple):
             m[r] = True
         return m
 
-    def marked(self, open_: str = "[", close: str = "]") -> Tuple[str, str]:
+    def marked(self, open_: str = "[", close: str = "]", show=str) -> Tuple[str, str]:
         """Candidate and reference with each run of matched tokens between ``open_`` and ``close``
-        (characters joined, word tokens joined by spaces)."""
-        return (_render(self.cand, self.cand_marked(), open_, close),
-                _render(self.ref, self.ref_marked(), open_, close))
+        (characters joined, word tokens joined by spaces); ``show`` maps each token's text (the
+        command line's ``procio.printable``: the marks are written as given, the text escaped)."""
+        return (_render(self.cand, self.cand_marked(), open_, close, show),
+                _render(self.ref, self.ref_marked(), open_, close, show))
 
 
 class SummaryAlignment(NamedTuple):
@@ -154,10 +155,10 @@ class SummaryAlignment(NamedTuple):
                 m[k][j] = True
         return m
 
-    def marked(self, open_: str = "[", close: str = "]") -> Tuple[List[str], List[str]]:
+    def marked(self, open_: str = "[", close: str = "]", show=str) -> Tuple[List[str], List[str]]:
         """Per sentence, as :meth:`Alignment.marked`."""
-        return ([_render(s, m, open_, close) for s, m in zip(self.cand, self.cand_marked())],
-                [_render(r, m, open_, close) for r, m in zip(self.ref, self.ref_marked())])
+        return ([_render(s, m, open_, close, show) for s, m in zip(self.cand, self.cand_marked())],
+                [_render(r, m, open_, close, show) for r, m in zip(self.ref, self.ref_marked())])
 
 
 def _summary_alignment(cand: tuple, ref: tuple) -> SummaryAlignment:

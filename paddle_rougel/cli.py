@@ -40,8 +40,8 @@ with 128 + the signal number, temp files removed (status 0 once everything is
 committed and printed).  Warnings (the pure-Python engine fallback, tokenization
 hints: :mod:`paddle_rougel.hints`) are one plain ``paddle-rougel: warning:`` line.
 
-(Over 600 lines: the parser and the option, output and interval helpers every command shares,
-one home each; the commands' bodies are in the modules above.)
+(The parser and the option, output and interval helpers every command shares, one home each;
+the commands' bodies are in the modules above, flag value parsers in :mod:`cli_values`.)
 """
 from __future__ import annotations
 
@@ -61,6 +61,8 @@ from . import __version__, engine, procio, scoring
 from .config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
+from .cli_values import confidence_level, flag_type, positive_count, seed_value
+from .lineio import add_field_options, reject_constant, text_lines
 from .functional import signature as types_signature
 from .metrics import METRICS, OPTIONS, rouge_types
 from .metrics.dureader_rouge_l import BONUS_OPTIONS
@@ -81,16 +83,8 @@ class CliError(Exception):
 
 # ------------------------------------------------------------------ helpers
 
-def _oneline(msg: str) -> str:
-    """Escape control characters (a newline in a file or zip member name) and lone surrogates."""
-    if msg.isprintable():
-        return msg
-    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for c in msg)
-
-
 def _say(kind: str, msg: str) -> None:
-    procio.diag(f"{PROG}: {kind}: {_oneline(msg)}")
+    procio.diag(f"{PROG}: {kind}: {procio.printable(msg)}")  # a newline in a file or member name: one line
 
 
 def _err(msg: str) -> None:
@@ -196,14 +190,15 @@ def _show(args, line: str) -> None:
 
 def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_lines: List[str]) -> None:
     procio.hold()  # outputs committed, the result computed: the run ends with its status
+    extra_lines = [procio.printable(line) for line in extra_lines]  # file names, input keys: escaped
     if fmt == "json":
         _show(args, json.dumps(result, ensure_ascii=False))
         for line in extra_lines:
             procio.diag(line)
         procio.diag(signature)
-    elif fmt == "lines":  # a table laid out by its command (cli_report: --by)
+    elif fmt == "lines":  # a table laid out by its command (cli_report: --by), keys escaped there
         for line in result:
-            _show(args, line)
+            _show(args, procio.printable(line))
         for line in extra_lines:
             procio.diag(line)
         _show(args, signature)
@@ -211,7 +206,7 @@ def _print_result(args, result: Dict[str, Any], fmt: str, signature: str, extra_
         width = max(len(k) for k in result) if result else 6
         _show(args, f"{'metric':<{width}}  score")
         for k, v in result.items():
-            _show(args, f"{k:<{width}}  {v}")
+            _show(args, procio.printable(f"{k:<{width}}  {v}"))
         for line in extra_lines:
             procio.diag(line)
         _show(args, signature)
@@ -298,10 +293,6 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
             for k, v in result.items()}, "table"
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
-
-
 def _read_text(path: str) -> str:
     """A file's text (``-``: standard input): UTF-8, an optional BOM dropped; errors name the line."""
     if path == "-":
@@ -324,7 +315,7 @@ def _read_text(path: str) -> str:
 def _read_json(path: str) -> Any:
     text = _read_text(path)
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=reject_constant)
     except ValueError as e:
         raise CliError(f"{path}: invalid JSON ({e})") from None
     except RecursionError:
@@ -338,11 +329,7 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _read_lines(path: str) -> List[str]:
     """A text file's lines (``-``: standard input), UTF-8 with an optional BOM."""
-    text = _read_text(path)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return text_lines(_read_text(path))
 
 
 def _types_signature(parts: List[tuple], *extra: str) -> str:
@@ -355,28 +342,8 @@ def _types_signature(parts: List[tuple], *extra: str) -> str:
 def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str, tuple]] = None) -> None:
     """Flags from the settings' option table (one definition for flags, config keys and checks)."""
     for o in options:
-        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=o.parse,
+        p.add_argument(*(o.flags + (aliases or {}).get(o.key, ())), dest=o.key, type=flag_type(o.parse),
                        choices=o.choices, default=None, help=o.help)
-
-
-def _confidence(text: str) -> float:
-    """A level in (0, 1); a whole number >= 1 is the old resample count (see _check_resamples)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}") from None
-    if 0 < v < 1:
-        return v
-    if v >= 1 and text.strip().isdigit():
-        return int(text)  # the old resample count
-    raise argparse.ArgumentTypeError(f"expected a level in (0, 1) such as 0.95, got {text}")
-
-
-def _count(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
 
 
 def _check_resamples(args) -> None:
@@ -410,13 +377,6 @@ def _check_resamples(args) -> None:
         raise CliError(f"{flag}: {e}") from None
 
 
-def _seed(text: str) -> int:
-    v = int(text)
-    if not 0 <= v < 2 ** 64:
-        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**64), got {text}")
-    return v
-
-
 def _rouge_types(text: str) -> List[str]:
     try:
         return rouge_types(text)
@@ -440,13 +400,13 @@ def _add_summary(p: argparse.ArgumentParser, types: bool = True) -> None:
 def _add_confidence(p: argparse.ArgumentParser, always: bool = False) -> None:
     """``always``: intervals without the flag too (``report``), at 0.95 unless LEVEL is given."""
     when = "always drawn; LEVEL " if always else ""
-    p.add_argument("--confidence", nargs="?", const=0.95, type=_confidence, default=0.95 if always else None,
+    p.add_argument("--confidence", nargs="?", const=0.95, type=confidence_level, default=0.95 if always else None,
                    metavar="LEVEL", help=f"percentile bootstrap interval of each score over instances at LEVEL "
                                          f"({when}default 0.95; at least 2 instances)")
-    p.add_argument("--resamples", type=_count, default=None, metavar="N",
+    p.add_argument("--resamples", type=positive_count, default=None, metavar="N",
                    help="bootstrap resamples of --confidence (default 1000; at least 40 at 0.95, "
                         "200 at 0.99)")
-    p.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="resampling seed (default 0)")
 
 
 def _add_outputs(p: argparse.ArgumentParser, per_instance_help: str) -> None:
@@ -492,9 +452,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_command("cli_dureader", "cmd_dureader"))
 
     sc = sub.add_parser("score", help="ROUGE-L of line-aligned hypothesis/reference text files")
-    sc.add_argument("--hyp", required=True, help="hypotheses, one per line (- for standard input)")
+    sc.add_argument("--hyp", required=True, help="hypotheses, one per line or JSON lines (- for standard input)")
     sc.add_argument("--ref", required=True, action="append",
                     help="references, one per line; repeat for several reference sets (- for stdin)")
+    add_field_options(sc)  # JSON lines: --field, --hyp-field, --ref-field, --input-format
     _add_options(sc, ROUGE_OPTIONS + TEXT_OPTIONS)
     _add_summary(sc)
     _add_outputs(sc, "write one row per hypothesis line: line, P, R, F (0-1)")
@@ -507,14 +468,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--pred_file", "--pred-file", action="append", help="DuReader predictions: A, then B")
     c.add_argument("--ref", action="append", help="text references, one per line (with two --hyp)")
     c.add_argument("--hyp", action="append", help="text hypotheses: A, then B")
+    add_field_options(c)
     c.add_argument("--method", choices=("paired_bootstrap", "approximate_randomization"),
                    default="paired_bootstrap", help="sacreBLEU's paired-bs (default) or paired-ar")
-    c.add_argument("--resamples", type=_count, default=None,
+    c.add_argument("--resamples", type=positive_count, default=None,
                    help="bootstrap resamples (default 1000, at least 40) or randomization trials "
                         "(default 10000); at least 2 instances")
-    c.add_argument("--confidence", type=_confidence, default=None, metavar="LEVEL",
+    c.add_argument("--confidence", type=confidence_level, default=None, metavar="LEVEL",
                    help="level of the interval of the difference (default 0.95)")
-    c.add_argument("--seed", type=_seed, default=0, help="resampling seed (default 0)")
+    c.add_argument("--seed", type=seed_value, default=0, help="resampling seed (default 0)")
     _add_options(c, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     _add_options(c, BONUS_OPTIONS)
     _add_summary(c)

@@ -6,11 +6,12 @@ Shared option handling, messages and outputs are in :mod:`paddle_rougel.cli`.
 """
 from __future__ import annotations
 
+import warnings
 from typing import List
 
 from .cli import (_BATCH, CliError, _build, _check_finite, _check_outputs, _choices, _ci_signature, _inputs,
                   _per_instance, _print_result, _scores_result, _signature, _weights, _write_results)
-from .dureader_io import build_contest, distinct_entities, file_size, read_rows
+from .dureader_io import build_contest, distinct_entities, file_size, read_rows, text_match_warning
 from .inputs import make_batch
 from .metrics.bleu import BleuAccumulator
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, DuReaderRougeLAccumulator, dureader_from_options
@@ -45,6 +46,10 @@ def _read_contests(args, pred_files: List[str]):
     contests = [build_contest(read_rows(p, is_ref=False, progress=bar.update, keep_spaces=True), refs)
                 for p in pred_files]
     bar.close()
+    for p, c in zip(pred_files, contests):
+        said = text_match_warning(p, c)
+        if said is not None:  # "1001" vs 1001: the official number (0 for them), never a silent one
+            warnings.warn(said)
     return contests
 
 

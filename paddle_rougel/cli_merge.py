@@ -14,12 +14,14 @@ from typing import Any, Dict, List, Tuple
 
 from . import __version__
 from .accumulators import from_state
-from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _ci_signature, _oneline, _pct,
+from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _ci_signature, _pct,
                   _print_result, _read_json, _scores_result, _type_scores)
 from .config import read_config
+from .functional import signature as types_signature
+from .procio import printable
 from .metrics import METRICS
 
-__all__ = ["cmd_merge"]
+__all__ = ["cmd_merge", "derived_signature"]
 
 
 def _load_state_file(path: str) -> Dict[str, Any]:
@@ -80,7 +82,7 @@ def _merged_metrics(files) -> Dict[str, Any]:
                 else:
                     accs[key].merge(st)
             except (ValueError, KeyError, TypeError, OverflowError) as e:
-                msg = _oneline(str(e)) or type(e).__name__
+                msg = printable(str(e)) or type(e).__name__
                 if key in accs and not msg.startswith(where):
                     msg = f"{where}: cannot merge with {first_path}: {msg}"
                 raise CliError(msg) from None
@@ -118,19 +120,42 @@ def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
     return result
 
 
-def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
-    bases = {p: _split_engine(s)[0] for p, s in sigs.items()}
-    if len(set(bases.values())) > 1:
-        detail = "; ".join(f"{p}: {s}" for p, s in bases.items())
-        raise CliError(f"state files were made with different settings ({detail})")
-    if bases:
-        engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
-        return next(iter(bases.values())) + (f"|engine:{'+'.join(engines)}" if engines else "")
+def _type_name(acc) -> str:
+    """The name a state's metric has in a signature: its ROUGE type (``rouge2``, ``rougeL``), or
+    the contest's ``rougeL`` / ``bleu4`` (as ``dureader`` prints them)."""
+    ms = acc.spec
+    fixed = {k: getattr(acc.settings, k) for k in ms.label_fields()}
+    if ms.key is not None:
+        return ms.key.format(**fixed)
+    return "bleu{n_size}".format(**fixed) if "n_size" in fixed else "rougeL"
+
+
+def derived_signature(accs: Dict[str, Any]) -> str:
+    """The settings part of the signature, derived from the merged states' own settings (never
+    from what a file says): the metrics' names joined by ``+``, then every setting once, as
+    ``score`` (:func:`paddle_rougel.functional.signature`) and ``dureader`` print them."""
     parts = []
-    for acc in metrics.values():
-        cfg = acc.settings.config()
-        parts.append(acc.metric_name + ":" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())))
-    return "|".join(["merged"] + parts + [f"v:{__version__}"])
+    for acc in accs.values():
+        name = _type_name(acc)
+        params = {k: getattr(acc.settings, k) for k in acc.spec.label_fields()}
+        if "n_size" in params:  # BLEU's n is said by its name, as ROUGE-N's
+            params["n"] = params.pop("n_size")
+        parts.append((name, acc.spec, params, acc.settings))
+    return types_signature(parts)
+
+
+def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
+    """The derived signature (:func:`derived_signature`) with the version and the engines the
+    files name; a file whose stored signature says other settings than its states is refused
+    (a signature is never trusted: it would be printed as the settings of the number)."""
+    derived = derived_signature(metrics)
+    for path, sig in sigs.items():
+        said = "|".join(p for p in _split_engine(sig)[0].split("|") if not p.startswith("v:"))
+        if said != derived:
+            raise CliError(f"{path}: its signature {said!r} contradicts its states' settings, which give "
+                           f"{derived!r} (a state file edited by hand?)")
+    engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
+    return "|".join([derived, f"v:{__version__}"] + ([f"engine:{'+'.join(engines)}"] if engines else []))
 
 
 def _distinct_inputs(paths: List[str]) -> None:

@@ -11,16 +11,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import cli, cli_dureader, cli_score, procio
 from .cli import CliError, _pct
+from .cli_values import positive_count
+from .lineio import add_field_options
+from .procio import printable
 from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["DUREADER_BY", "add_by", "add_parsers", "breakdown_result", "compare_breakdown_result",
-           "dureader_keys", "line_keys", "compare_keys"]
+           "dureader_keys", "line_keys", "length_keys", "compare_keys"]
 
 DUREADER_BY = ("question_type", "source", "length")
 
@@ -43,11 +47,25 @@ def dureader_keys(by: str, contest, tokenizer) -> List[Any]:
     return [length_bucket(_length(tokenizer, refs[0])) for refs in contest.ref_lists]
 
 
+def length_keys(refsets: List[List[str]], tokenizer) -> List[str]:
+    """The length bucket of each line's first reference (tokens after the text settings)."""
+    return [length_bucket(_length(tokenizer, r)) for r in refsets[0]]
+
+
+LINE_BY = "length"  # the built-in grouping of text files; any other --by is a key file
+
+
 def line_keys(spec: str, n: int, refsets: Optional[List[List[str]]] = None, tokenizer=None) -> List[str]:
-    """``length``: the length bucket of each line's first reference; else a key file, one key per
-    line, line-aligned with the hypotheses."""
-    if spec == "length" and not os.path.exists(spec) and refsets is not None:
-        return [length_bucket(_length(tokenizer, r)) for r in refsets[0]]
+    """``length``: the length bucket of each line's first reference (always the built-in: a key
+    file of that name is ``./length``, and one in the working directory is warned about); else a
+    key file, one key per line, line-aligned with the hypotheses."""
+    if spec == LINE_BY:
+        if refsets is None:
+            raise CliError(f"--by {LINE_BY}: needs the reference lines")  # a caller's slip, not the user's
+        if os.path.exists(spec):
+            warnings.warn(f"--by {LINE_BY} groups by the first reference's length (built in); a file named "
+                          f"{LINE_BY!r} is here: give ./{LINE_BY} to group by its lines")
+        return length_keys(refsets, tokenizer)
     keys = cli._read_lines(spec)
     if len(keys) != n:
         raise CliError(f"--by {spec}: has {len(keys)} lines but there are {n} hypotheses "
@@ -62,7 +80,7 @@ def compare_keys(args, contests, runs: List[Dict[str, Any]]) -> List[Any]:
     if contests is not None:
         return dureader_keys(args.by, contests[0], acc.tokenizer)
     n = int(acc.count)
-    refsets = [cli._read_lines(args.ref[0])] if args.by == "length" else None
+    refsets = [cli_score.read_input(args.ref[0], args, "ref")] if args.by == "length" else None
     return line_keys(args.by, n, refsets, acc.tokenizer)
 
 
@@ -104,6 +122,8 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
     """(what to print, its format) for ``--by``: the overall scores and one row per group
     (JSON, or the lines of a table), for ``cli._print_result``."""
     rows = _breakdown_rows(args, accs, keys, by)
+    if not rows:
+        raise CliError(f"--by {by}: no group to show (no instance was scored)")
     overall: Dict[str, Any] = {}
     for name, acc in accs.items():
         if args.confidence is None:
@@ -114,8 +134,8 @@ def breakdown_result(args, accs: Dict[str, Any], scores: Dict[str, float], keys:
         return {**overall, "by": by, "groups": rows}, "json"
     names = list(accs)
     table = [["(all)", str(sum(r["count"] for r in rows.values()))] + [_fmt(overall[n]) for n in names]]
-    table += [[k, str(r["count"])] + [_fmt(r[n]) for n in names] for k, r in rows.items()]
-    head = [by, "count"] + names
+    table += [[printable(k), str(r["count"])] + [_fmt(r[n]) for n in names] for k, r in rows.items()]
+    head = [printable(by), "count"] + names  # keys from the user's files: escaped before the layout
     widths = [max(len(x) for x in col) for col in zip(head, *table)]
     return ["  ".join([line[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:], widths[1:])])
             for line in [head] + table], "lines"
@@ -138,11 +158,14 @@ def compare_breakdown_result(args, runs: List[Dict[str, Any]], rows: Dict[str, d
             row[name] = {"A": _pct(c.score_a), "B": _pct(c.score_b), "difference": _pct(c.difference),
                          "low": _pct(c.low), "high": _pct(c.high), "p_value": round(c.p_value, 4),
                          "p_holm": round(g.p_adjusted, 4)}
+    if not groups:
+        raise CliError(f"--by {by}: no group to show (no instance was scored)")
     if args.format == "json":
         return {**rows, "by": by, "correction": "holm", "groups": groups}, "json"
-    lines = [f"{by:<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"
+    lines = [f"{printable(by):<16}{'count':>6}  {'metric':<8}{'A':>8}{'B':>8}{'B - A':>9}  {'95% interval':<18}"
              f"{'p':>8}{'p (Holm)':>10}"]
     for key, grow in [("(all)", {"count": None, **rows})] + list(groups.items()):
+        key = printable(key)  # from the user's key file: escaped before the layout
         for name in runs[0]:
             r = grow[name]
             if r is None:
@@ -178,7 +201,7 @@ def add_parsers(sub) -> None:
     e = sub.add_parser("explain", help="show which tokens one instance's LCS matches (best reference)")
     _add_sources(e)
     e.add_argument("--question_id", "--question-id", help="the DuReader question to explain")
-    e.add_argument("--line", type=cli._count, help="the text line to explain (1-based)")
+    e.add_argument("--line", type=positive_count, help="the text line to explain (1-based)")
     e.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the matched tokens (auto: on a terminal); otherwise [brackets]")
     e.set_defaults(func=cmd_explain)
@@ -188,7 +211,7 @@ def add_parsers(sub) -> None:
     r.add_argument("-o", "--output", required=True, help="the HTML file to write")
     r.add_argument("--by", metavar="KEYFILE", default=None,
                    help="text files: also group by this key file (one key per line)")
-    r.add_argument("--worst", type=cli._count, default=20, help="instances listed in full (default 20)")
+    r.add_argument("--worst", type=positive_count, default=20, help="instances listed in full (default 20)")
     cli._add_confidence(r, always=True)  # score's --confidence [LEVEL] --resamples N --seed S
     r.set_defaults(func=_cmd_report)
 
@@ -212,6 +235,7 @@ def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
     cli._add_options(p, BONUS_OPTIONS)
     cli._add_summary(p, types=False)
     p.add_argument("--config", help="YAML config file or preset name")
+    add_field_options(p)  # text files as JSON lines
 
 
 # ------------------------------------------------------------------ explain
@@ -261,13 +285,12 @@ def cmd_explain(args) -> int:
                            "DuReader files with --ref_file R --pred_file P --question_id Q")
         no_bonus(args)
         values, origin, settings, acc_class, _ = cli_score._line_metric(args)
-        (hyps,), refsets = cli_score._read_score_inputs([args.hyp], args.ref)
+        (hyps,), refsets = cli_score._read_score_inputs([args.hyp], args.ref, args)
         n = args.line
         if n > len(hyps):
             raise CliError(f"--line {n}: {args.hyp} has {len(hyps)} lines")
         cand, refs = hyps[n - 1], [rs[n - 1] for rs in refsets]
-        if args.summary_level and settings.split == "newline":
-            cand, refs = cand.replace("<n>", "\n"), [r.replace("<n>", "\n") for r in refs]
+        cand, refs = cli_score.line_text(cand), [cli_score.line_text(r) for r in refs]  # as score reads them
         acc = cli._build(lambda _: acc_class(settings), values, origin)
         cli_score._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
         f = float(acc.per_instance().fmeasure[0])
@@ -275,12 +298,12 @@ def cmd_explain(args) -> int:
         metric = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
     k, align, fs = best_reference(cand, refs, settings)
     mark = _ANSI if _colour(args) else ("[", "]")
-    c_txt, r_txt = align.marked(*mark)
+    c_txt, r_txt = align.marked(*mark, show=printable)  # the input's text escaped, the marks as written
     summary = hasattr(settings, "split")
     hits = align.n_hits if summary else align.lcs
     n_c = sum(map(len, align.cand)) if summary else len(align.cand)
     n_r = sum(map(len, align.ref)) if summary else len(align.ref)
-    lines = [f"{title}: {metric} F {f:.4f}",
+    lines = [f"{printable(title)}: {metric} F {f:.4f}",
              f"best reference: {k + 1} of {len(refs)} (F {fs[k]:.4f}; "
              f"{'union LCS hits' if summary else 'LCS'} {hits} of {n_c} candidate and {n_r} reference tokens)"]
     if summary:

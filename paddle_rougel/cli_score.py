@@ -6,37 +6,45 @@ registry (:mod:`paddle_rougel.metrics`); shared option handling and outputs are 
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import procio
-from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, _check_outputs, _choices, _ci_signature, _inputs,
-                  _level, _pct, _per_instance, _print_result, _read_lines, _scores_result, _signature,
+from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, _check_input, _check_outputs, _choices, _ci_signature, _inputs,
+                  _level, _pct, _per_instance, _print_result, _read_text, _scores_result, _signature,
                   _type_scores, _types_signature, _weights, _write_results)
 from .cli_dureader import _contest_metrics, _counts, _read_contests
 from .functional import score_all
+from .lineio import read_instances
 from .metrics import OPTIONS, resolve_type
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .progress import Progress
 from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
-__all__ = ["cmd_score", "cmd_compare"]
+__all__ = ["cmd_score", "cmd_compare", "line_text", "N_MARKER"]
+
+
+N_MARKER = "<n>"
+
+
+def line_text(text: str) -> str:
+    """The one reading of a text the line commands score (``score``, ``compare``, ``explain``,
+    ``report``): ``<n>``, the CNN/DailyMail newline marker, is a line break, for every type of
+    every run.  ROUGE-Lsum (newline split) takes it as a sentence break; to the other types a
+    newline is whitespace, as rouge-score reads the same summaries (the marker is never a token)."""
+    return text.replace(N_MARKER, "\n") if N_MARKER in text else text
 
 
 def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
                  origin: Dict[str, str]) -> None:
-    """Line-aligned texts into each accumulator (``{name: acc}``, or one); with ROUGE-Lsum (newline
-    split) a line is a summary and ``<n>`` separates its sentences (a line cannot hold a newline),
-    for every type of the run; ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
+    """Line-aligned texts into each accumulator (``{name: acc}``, or one), each read by
+    :func:`line_text`; ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
     if not isinstance(accs, dict):
         accs = {"": accs}
     for acc in accs.values():
         if "tokenize" in origin:  # a tokenizer named by a flag or the config: no English-as-characters hint
             acc.hint.chosen()
-    if any(getattr(a.settings, "split", None) == "newline" for a in accs.values()):
-        # <n> separates sentences: for every type of the run (a newline is whitespace to the others,
-        # as rouge-score reads the same summaries), so the types score the same text
-        hyps = [h.replace("<n>", "\n") for h in hyps]
-        refsets = [[r.replace("<n>", "\n") for r in rs] for rs in refsets]
+    hyps = [line_text(h) for h in hyps]
+    refsets = [[line_text(r) for r in rs] for rs in refsets]
     n = len(hyps)
     bar = Progress(n, "scoring", min_total=2 * _BATCH)
     for lo in range(0, n, _BATCH):
@@ -90,25 +98,42 @@ def _line_accumulators(parts: List[tuple], values, origin, keep: bool = False) -
     return accs
 
 
-def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str]
+def read_input(path: str, args, side: str, texts: Optional[Dict[str, str]] = None) -> List[str]:
+    """One input's instances (``side``: ``hyp`` or ``ref``): a text file's lines, or a field of
+    JSON lines (:mod:`paddle_rougel.lineio`: ``--field``, ``--hyp-field``, ``--ref-field``,
+    ``--input-format``); ``texts`` caches a file's text when both sides read it."""
+    field = getattr(args, f"{side}_field", None) or getattr(args, "field", None)
+    fmt = getattr(args, "input_format", None) or "auto"
+    if texts is not None and path != "-":
+        text = texts[path] = texts[path] if path in texts else _read_text(path)
+    else:
+        text = _read_text(path)
+    return read_instances(path, text, field, f"--{side}", fmt)
+
+
+def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str], args=None
                        ) -> Tuple[List[List[str]], List[List[str]]]:
-    """Each system's lines and each reference set's, every file read once, line-aligned."""
+    """Each system's instances and each reference set's, every file read once, aligned."""
     if [*hyp_paths, *ref_paths].count("-") > 1:
         raise CliError("only one of --hyp and --ref can be - (standard input is read once)")
-    systems = [_read_lines(p) for p in hyp_paths]
-    refsets = [_read_lines(p) for p in ref_paths]
+    for p in [*hyp_paths, *ref_paths]:
+        if p != "-":
+            _check_input(p)  # every input there before any is read
+    texts: Dict[str, str] = {}  # LLaMA-Factory: --hyp F --ref F reads F once
+    systems = [read_input(p, args, "hyp", texts) for p in hyp_paths]
+    refsets = [read_input(p, args, "ref", texts) for p in ref_paths]
     first = hyp_paths[0]
     for p, lines in [*zip(hyp_paths[1:], systems[1:]), *zip(ref_paths, refsets)]:
         if len(lines) != len(systems[0]):
             raise CliError(f"{p} has {len(lines)} lines but {first} has {len(systems[0])} "
-                           "(files must be line-aligned)")
+                           "(files must be line-aligned; JSON lines: one object per instance)")
     return systems, refsets
 
 
 def cmd_score(args) -> int:
     values, origin, parts = _line_metrics(args)
     _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
-    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref)
+    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref, args)
     keep = args.confidence is not None
     accs = _line_accumulators(parts, values, origin, keep)
     _score_lines(accs, hyps, refsets, origin)
@@ -156,7 +181,7 @@ def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[s
         interval = f"[{r['low']:.2f}, {r['high']:.2f}]"
         print(f"{k:<9}{r['A']:>8.2f}{r['B']:>8.2f}{r['difference']:>+9.2f}  {interval:<18}{r['p_value']:>8.4f}")
     for line in extra:
-        procio.diag(line)
+        procio.diag(procio.printable(line))
     print(signature)
 
 
@@ -192,7 +217,7 @@ def cmd_compare(args) -> int:
                            "DuReader files with --ref_file R --pred_file A --pred_file B")
         values, origin, parts = _line_metrics(args)
         runs = []
-        systems, refsets = _read_score_inputs(args.hyp, args.ref)  # stdin (-) read once
+        systems, refsets = _read_score_inputs(args.hyp, args.ref, args)  # stdin (-) read once
         if not systems[0]:
             raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
                            f"{', '.join(args.ref)} have no lines")

@@ -281,6 +281,9 @@ def read_rows(path: str, is_ref: bool, progress: Optional[Callable[[int], None]]
         row = {"answers": [norm(a) for a in answers], "yesno_answers": yesno}
         if is_ref:
             qtype = obj.get("question_type")
+            if "question_type" not in obj:  # a prediction row: the files given the other way round?
+                raise InputError(f"{_q(q)}: reference row has no 'question_type': is {path} a "
+                                 "prediction file? (--pred_file and --ref_file swapped?)")
             if qtype not in QUESTION_TYPES:
                 raise InputError(f"{_q(q)}: unknown question_type {qtype!r} (expected one of "
                                  f"{', '.join(QUESTION_TYPES)})")
@@ -314,6 +317,9 @@ class Contest:
     missing: List[Any] = field(default_factory=list)      # scored questions with no prediction
     unexpected: List[Any] = field(default_factory=list)   # predictions for unknown questions
     no_answer: List[Any] = field(default_factory=list)    # reference questions skipped: no answers
+    # (prediction id, reference id) pairs equal only as text ("1001" and 1001): the contest's script
+    # keys ids by their JSON value, so these are a missing and an unexpected prediction
+    text_matches: List[Tuple[Any, Any]] = field(default_factory=list)
 
 
 def build_contest(preds: Dict[Any, dict], refs: Dict[Any, dict]) -> Contest:
@@ -349,7 +355,25 @@ def build_contest(preds: Dict[Any, dict], refs: Dict[Any, dict]) -> Contest:
         c.entity_refs.append(ents)
         c.sources.append(ref.get("source"))
     c.unexpected = [q for q in preds if q not in refs]
+    if c.unexpected and c.missing:
+        missing = {str(q): q for q in c.missing}
+        c.text_matches = [(q, missing[str(q)]) for q in c.unexpected if str(q) in missing]
     return c
+
+
+def text_match_warning(path: str, contest: Contest) -> Optional[str]:
+    """What to tell the user when prediction ids equal missing reference ids only as text."""
+    pairs = contest.text_matches
+    if not pairs:
+        return None
+
+    def shown(q):
+        return f"{q!r} ({'string' if isinstance(q, str) else 'number'})"
+
+    some = ", ".join(f"{shown(p)} vs {shown(r)}" for p, r in pairs[:3]) + (", ..." if len(pairs) > 3 else "")
+    return (f"{path}: {len(pairs)} prediction question_id(s) equal reference ids only as text "
+            f"(prediction vs reference: {some}): scored as missing predictions, as the official "
+            f"DuReader script keys ids by their JSON value; write the ids with the reference file's type")
 
 
 def distinct_entities(ents: Optional[set], key: Optional[Callable[[str], Any]]) -> Optional[tuple]:

@@ -1,11 +1,12 @@
 """Framework integrations: a one-line ``compute_metrics`` for the PaddleNLP and PaddleFormers Trainers.
 
 ``Trainer(..., compute_metrics=trainer_compute_metrics(tokenizer))`` logs
-``eval_rougeL``, ``eval_rougeL_precision`` and ``eval_rougeL_recall``.
+``eval_rougeL``, ``eval_rougeL_precision`` and ``eval_rougeL_recall`` (with
+``rouge_types=["rouge1", "rouge2", "rougeL"]`` each type's three keys).
 ``paddleformers_compute_metrics`` and ``paddlenlp_compute_metrics`` are the
 same function under the names of the two Trainers (PaddleFormers, PaddleNLP's
-successor, has no metrics module of its own).  ROUGE-L (and ROUGE-Lsum with
-``rouge_types``) only: rouge1 / rouge2 are not available yet.
+successor, has no metrics module of its own).  Every ROUGE type of the registry
+(``rouge_types``: rouge1, rouge2, any rougeN, rougeL, rougeLsum).
 
 What both Trainers hand to ``compute_metrics`` (PaddleNLP 2.8.1 and
 PaddleFormers 1.2.0, ``Trainer.evaluation_loop``), and what this helper does
@@ -53,6 +54,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .functional import compute
+from .metrics import rouge_types as registry_types
 
 __all__ = ["trainer_compute_metrics", "paddleformers_compute_metrics", "paddlenlp_compute_metrics"]
 
@@ -60,7 +62,6 @@ __all__ = ["trainer_compute_metrics", "paddleformers_compute_metrics", "paddlenl
 _TRAINER_PAD = -100
 # -100 written into a uint16 (bfloat16 bits) array by numpy-level padding wraps to this
 _BF16_PAD_BITS = np.uint16(np.int64(_TRAINER_PAD) & 0xFFFF)
-_ROUGE_TYPES = ("rougeL", "rougeLsum")
 
 
 def _bf16_to_float32(bits: np.ndarray) -> np.ndarray:
@@ -118,16 +119,18 @@ def trainer_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
             the same ``[B, T]`` as the labels (teacher forcing).  Pass True
             for ids already argmax-ed by ``preprocess_logits_for_metrics``;
             leave False for generated ids (they do not line up with labels).
-        rouge_types: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level,
-            sentences split by ``split``, default newline) or both.  rouge1,
-            rouge2 and other n-gram ROUGE are not available (yet): an error.
+        rouge_types: any ROUGE types of the registry, as :func:`paddle_rougel.compute`
+            takes them: ``"rougeL"`` (default), ``"rougeLsum"`` (summary-level, sentences
+            split by ``split``, default newline), ``"rouge1"``, ``"rouge2"`` (any
+            ``"rougeN"``), one name or a list (``["rouge1", "rouge2", "rougeL"]``: the
+            keys LLaMA-Factory's ``ComputeSimilarity`` logs, on the 0-1 scale).
         **settings: the rest of :func:`paddle_rougel.compute`'s settings
             (``gamma`` (default 1.2, paddlenlp's), ``alpha``, ``multi_ref``,
             ``normalize``, ``stem``, ``split``), checked now.
 
     Returns:
         ``f(eval_pred) -> {"rougeL": F, "rougeL_precision": P,
-        "rougeL_recall": R}`` (and the ``rougeLsum`` keys when asked):
+        "rougeL_recall": R}`` (each type's three keys, in the order asked):
         Python floats on the 0-1 scale of :func:`paddle_rougel.compute`
         (macro averages; 0.0 for an empty set).  ``f.signature`` is
         ``compute``'s signature of the settings.
@@ -143,11 +146,7 @@ def trainer_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
             raise TypeError(f"{name} must be an int, got {v!r}")
     if mask_by_labels not in (None, True, False):
         raise TypeError(f"mask_by_labels must be None, True or False, got {mask_by_labels!r}")
-    types = [rouge_types] if isinstance(rouge_types, str) else list(rouge_types)
-    other = [t for t in types if t not in _ROUGE_TYPES]
-    if other or not types:
-        raise ValueError(f"rouge_types: {', '.join(map(repr, other)) or 'none given'}; only "
-                         f"{' and '.join(_ROUGE_TYPES)} are available (rouge1 / rouge2 are not, yet)")
+    types = registry_types(rouge_types)  # every type of the registry: rouge1, rouge2, rougeN, rougeL, rougeLsum
     text = dict(tokenize=tokenize, lowercase=lowercase, rouge_types=tuple(types), **settings)
     compute([], [], **text)  # bad settings fail here, not after an epoch
     return _TrainerMetrics(tokenizer, int(ignore_index), skip_special_tokens, prediction_index,

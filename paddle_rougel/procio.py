@@ -31,7 +31,7 @@ import signal
 import sys
 from typing import Iterator, Optional
 
-__all__ = ["Interrupted", "diag", "fill_std_fds", "stdout_gone", "install", "deferred", "hold",
+__all__ = ["Interrupted", "diag", "fill_std_fds", "printable", "stdout_gone", "install", "deferred", "hold",
            "finish", "stop", "write_fd"]
 
 _SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
@@ -55,6 +55,21 @@ class _State:
 
 
 _S = _State()
+
+
+def printable(text: str) -> str:
+    r"""``text`` safe to show on a terminal, on one line: every character that is not printable
+    (ESC, BEL, a newline, a bidi override, a lone surrogate) as its escape (``\x1b``, ``\n``,
+    ``\u202e``).  The one home of this rule: error messages, warnings and every human-readable
+    output of the command line (tables, ``explain``) show input text through it.
+
+    >>> printable("ok\x1b[2J\x07")
+    'ok\\x1b[2J\\x07'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
 
 
 def diag(line: str) -> None:

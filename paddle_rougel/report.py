@@ -54,7 +54,7 @@ def _interval(name: str, acc, args) -> Dict[str, float]:
 
 def _load(args):
     """(systems, items, groupings, settings, signature, summary) from the command's sources."""
-    from .cli_report import dureader_keys, line_keys, no_bonus
+    from .cli_report import dureader_keys, length_keys, line_keys, no_bonus
 
     out = [("-o", args.output)]
     if args.ref_file:
@@ -88,7 +88,7 @@ def _load(args):
         values, origin, settings, acc_class, metric = cli_score._line_metric(args)
         name = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"
         systems = []
-        lines, refsets = cli_score._read_score_inputs(hyps_files, args.ref)
+        lines, refsets = cli_score._read_score_inputs(hyps_files, args.ref, args)
         for n, h, hyps in zip("AB", hyps_files, lines):
             acc = cli._build(lambda _: acc_class(settings, True), values, origin)
             cli_score._score_lines(acc, hyps, refsets, origin)
@@ -98,15 +98,14 @@ def _load(args):
                            f"{len(systems[0].f)}")
         n = len(systems[0].f)
         tok = systems[0].accs[name].tokenizer
-        groupings = {"length": line_keys("length", n, refsets, tok)}
-        if args.by:
-            groupings[args.by] = line_keys(args.by, n)
+        groupings = {"length": length_keys(refsets, tok)}
+        if args.by:  # --by length: the built-in (warned about when a file of that name is here)
+            groupings[args.by] = line_keys(args.by, n, refsets, tok)
         items = [{"id": f"line {i + 1}", "type": None, "refs": [rs[i] for rs in refsets]} for i in range(n)]
-        if args.summary_level and settings.split == "newline":
-            for it in items:
-                it["refs"] = [r.replace("<n>", "\n") for r in it["refs"]]
-            for s in systems:
-                s.cands = [c.replace("<n>", "\n") for c in s.cands]
+        for it in items:  # as score reads them (cli_score.line_text)
+            it["refs"] = [cli_score.line_text(r) for r in it["refs"]]
+        for s in systems:
+            s.cands = [cli_score.line_text(c) for c in s.cands]
         summary = f"lines scored: {n}"
     if not len(systems[0].f):
         raise CliError("nothing to report: no instance was scored")

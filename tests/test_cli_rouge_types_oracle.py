@@ -1,6 +1,6 @@
 """`score --rouge-types rouge1,rouge2,rougeL,rougeLsum` on the shipped English summaries equals
-rouge-score 0.1.2's four figures (its tokenizer, F1; ``<n>`` read as a newline for every type of a
-run with rougeLsum), per line and as means: the oracle is rouge-score itself."""
+rouge-score 0.1.2's four figures (its tokenizer, F1; ``<n>`` read as a newline for every type of
+every run), per line and as means: the oracle is rouge-score itself."""
 from __future__ import annotations
 
 import json
@@ -39,11 +39,12 @@ def test_four_types_equal_rouge_score(capsys, tmp_path):
         assert out[LABEL[t]] == round(mean * 100, 2)
 
 
-def test_rouge_l_alone_keeps_n_markers_as_text(capsys):
-    """Without rougeLsum in the run, a line is scored as given (the behaviour of ROUGE-L alone)."""
+def test_rouge_l_alone_reads_n_markers_as_the_run_with_rougelsum(capsys):
+    """One reading of ``<n>`` for every type of any run (issue 32 item 2: ROUGE-L alone used to score
+    it as text, the token "n" on both sides of line 1)."""
     main(["score", "--hyp", str(HYP), "--ref", str(REF), "--tokenize", "rouge_score", "--gamma", "1"])
     alone = json.loads(capsys.readouterr().out)["ROUGE-L"]
     main(["score", "--hyp", str(HYP), "--ref", str(REF), "--tokenize", "rouge_score", "--gamma", "1",
           "--rouge-types", "rougeL,rougeLsum"])
     with_lsum = json.loads(capsys.readouterr().out)["ROUGE-L"]
-    assert alone != with_lsum  # line 1's "<n>" is the token "n" on both sides when read as text
+    assert alone == with_lsum == 53.77

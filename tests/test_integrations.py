@@ -327,9 +327,33 @@ def test_rouge_types():
     assert out["rougeLsum"] == out["rougeL"] == pytest.approx(ZH, abs=1e-12)  # one sentence
     assert list(trainer_compute_metrics(FakeTokenizer(), rouge_types="rougeLsum")((p, l))) == \
         ["rougeLsum", "rougeLsum_precision", "rougeLsum_recall"]
-    for bad in ("rouge1", ["rougeL", "rouge2"], []):
-        with pytest.raises(ValueError, match="rouge1 / rouge2 are not"):
+    for bad in ("rougeX", ["rougeL", "rouge0"], []):
+        with pytest.raises(ValueError, match="rouge"):
             trainer_compute_metrics(FakeTokenizer(), rouge_types=bad)
+
+
+def test_every_registered_type_equals_rouge_score():
+    """rouge1 / rouge2 / rouge3 / rougeL / rougeLsum, as LLaMA-Factory's ComputeSimilarity logs them
+    (issue 32 item 18: rouge1 and rouge2 were refused): each key equals rouge-score 0.1.2 (F1,
+    gamma 1) with a tokenizer giving the same tokens (CJK characters, English words)."""
+    from rouge_score import rouge_scorer
+
+    class Tokens:  # rouge-score's Tokenizer interface: CJK per character, Latin per word
+        def tokenize(self, text):
+            return [t for w in text.lower().split() for t in ([w] if w.isascii() else list(w))]
+
+    types = ["rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum"]
+    p = rows("今 天 天 气 很 好", "the cat sat on the mat")
+    l = rows("今 天 天 气 不 错", "the cat is on the mat")
+    out = trainer_compute_metrics(FakeTokenizer(), rouge_types=types, gamma=1.0)((p, l))
+    assert list(out) == [f"{t}{s}" for t in types for s in ("", "_precision", "_recall")]
+    scorer = rouge_scorer.RougeScorer(types, tokenizer=Tokens())
+    want = [scorer.score(r, h) for h, r in (("今天天气很好", "今天天气不错"),
+                                             ("the cat sat on the mat", "the cat is on the mat"))]
+    for t in types:
+        for key, field in (("", "fmeasure"), ("_precision", "precision"), ("_recall", "recall")):
+            assert out[t + key] == pytest.approx(sum(getattr(w[t], field) for w in want) / 2, abs=1e-12), t
+    assert out["rouge2"] == pytest.approx((3 / 5 + 3 / 5) / 2, abs=1e-12)  # by hand: 3 of 5 bigrams each
 
 
 def test_no_paddlenlp_or_paddle_at_import():
