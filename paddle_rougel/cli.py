@@ -104,7 +104,7 @@ def _os_message(e: OSError) -> str:
     return f"{e.filename}: {why}" if e.filename not in (None, "") else why
 
 
-def _check_input(path: str) -> None:
+def check_input(path: str) -> None:
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -293,12 +293,12 @@ def _scores_result(args, accs: Dict[str, Any], scores: Dict[str, float]) -> Tupl
             for k, v in result.items()}, "table"
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str) -> str:
     """A file's text (``-``: standard input): UTF-8, an optional BOM dropped; errors name the line."""
     if path == "-":
         data = sys.stdin.buffer.read() if sys.stdin is not None else b""
     else:
-        _check_input(path)
+        check_input(path)
         try:
             with open(path, "rb") as f:
                 data = f.read()
@@ -313,7 +313,7 @@ def _read_text(path: str) -> str:
 
 
 def _read_json(path: str) -> Any:
-    text = _read_text(path)
+    text = read_text(path)
     try:
         obj = json.loads(text, parse_constant=reject_constant)
     except ValueError as e:
@@ -329,7 +329,7 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _read_lines(path: str) -> List[str]:
     """A text file's lines (``-``: standard input), UTF-8 with an optional BOM."""
-    return text_lines(_read_text(path))
+    return text_lines(read_text(path))
 
 
 def _types_signature(parts: List[tuple], *extra: str) -> str:

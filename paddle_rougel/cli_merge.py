@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Tuple
 
 from . import __version__
 from .accumulators import from_state
-from .cli import (STATE_FORMAT, CliError, _build, _check_finite, _check_input, _ci_signature, _pct,
+from .cli import (STATE_FORMAT, CliError, _build, _check_finite, check_input, _ci_signature, _pct,
                   _print_result, _read_json, _scores_result, _type_scores)
 from .config import read_config
 from .functional import signature as types_signature
@@ -162,7 +162,7 @@ def _distinct_inputs(paths: List[str]) -> None:
     """The same state file twice (or a link to it) would count its data twice."""
     seen: Dict[Tuple[int, int], str] = {}
     for p in paths:
-        _check_input(p)
+        check_input(p)
         st = os.stat(p)
         key = (st.st_dev, st.st_ino)
         if key in seen:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import procio
-from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, _check_input, _check_outputs, _choices, _ci_signature, _inputs,
-                  _level, _pct, _per_instance, _print_result, _read_text, _scores_result, _signature,
+from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, check_input, _check_outputs, _choices, _ci_signature, _inputs,
+                  _level, _pct, _per_instance, _print_result, read_text, _scores_result, _signature,
                   _type_scores, _types_signature, _weights, _write_results)
 from .cli_dureader import _contest_metrics, _counts, _read_contests
 from .functional import score_all
@@ -105,9 +105,9 @@ def read_input(path: str, args, side: str, texts: Optional[Dict[str, str]] = Non
     field = getattr(args, f"{side}_field", None) or getattr(args, "field", None)
     fmt = getattr(args, "input_format", None) or "auto"
     if texts is not None and path != "-":
-        text = texts[path] = texts[path] if path in texts else _read_text(path)
+        text = texts[path] = texts[path] if path in texts else read_text(path)
     else:
-        text = _read_text(path)
+        text = read_text(path)
     return read_instances(path, text, field, f"--{side}", fmt)
 
 
@@ -118,7 +118,7 @@ def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str], args=None
         raise CliError("only one of --hyp and --ref can be - (standard input is read once)")
     for p in [*hyp_paths, *ref_paths]:
         if p != "-":
-            _check_input(p)  # every input there before any is read
+            check_input(p)  # every input there before any is read
     texts: Dict[str, str] = {}  # LLaMA-Factory: --hyp F --ref F reads F once
     systems = [read_input(p, args, "hyp", texts) for p in hyp_paths]
     refsets = [read_input(p, args, "ref", texts) for p in ref_paths]
