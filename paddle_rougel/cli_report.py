@@ -210,7 +210,7 @@ def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
     p.add_argument("--hyp", action=act, help="text hypotheses, one per line" + (" (A, then optionally B)" if multi else ""))
     cli._add_options(p, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     cli._add_options(p, BONUS_OPTIONS)
-    cli._add_summary(p, types=False)
+    cli._add_summary(p, types=multi)  # report: --rouge-types (every type); explain: ROUGE-L or -Lsum
     p.add_argument("--config", help="YAML config file or preset name")
 
 

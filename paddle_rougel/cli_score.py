@@ -211,3 +211,9 @@ def cmd_compare(args) -> int:
         return 0
     _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
     return 0
+
+
+# Public names of the text path for the report (paddle_rougel/report.py): the same reading,
+# types and accumulators as `score` and `compare`.
+line_metrics, line_accumulators, read_score_inputs, score_lines = (
+    _line_metrics, _line_accumulators, _read_score_inputs, _score_lines)
