@@ -381,8 +381,9 @@ def _groups_section(systems: List[System], g: Grouping, res: Dict[Any, Any], arg
         cells = "".join(_num(cell[s.name, m, k], f'data-system="{s.name}" data-metric="{_e(m)}" '
                                                  f'data-group="{_e(k)}"') for m in names for s in systems)
         rows.append(f'<tr><th>{_u(k)}</th><td class="num">{res[k].count}</td>{cells}</tr>')
+    wide = " wide" if len(names) * len(systems) >= 4 else ""  # the intervals under the scores
     out = [f'<section class="groups" id="by-{_e(g.by)}"><h2>{g.title}</h2>'
-           f'<table class="scores"><thead><tr><th>{_e(g.column)}</th><th>count</th>{head}</tr></thead>'
+           f'<table class="scores{wide}"><thead><tr><th>{_e(g.column)}</th><th>count</th>{head}</tr></thead>'
            f'<tbody>{"".join(rows)}</tbody></table><div class="charts">']
     for m in names:
         series = [(s.name, [cell[s.name, m, k] for k in labels]) for s in systems]
@@ -474,7 +475,7 @@ svg .grid{stroke:#e3e6ea}svg .axis{stroke:#888}svg .whisk{stroke:#1d232b;stroke-
 padding:0 4px;border-radius:3px;font-size:12px}.row{display:flex;gap:8px}.k{color:#5b6570;width:72px;
 flex:none;font-size:12px}.txt{overflow-wrap:anywhere;min-width:0}mark{background:#b9e6b3;padding:0 1px}
 table.side{border-collapse:collapse;width:100%}table.side td{vertical-align:top;width:48%}
-table.side td.num{width:4%}.empty{color:#999}
+table.side td.num{width:4%}.empty{color:#999}table.wide td.num{white-space:normal}table.wide .ci{display:inline-block}
 """
 
 

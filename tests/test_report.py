@@ -348,6 +348,16 @@ def test_text_report_shows_every_type_scored(capsys, tmp_path):
         assert shown[m, "(all)"] == interval_text(want[m])
         for k in ("n", "c"):
             assert shown[m, k] == interval_text(groups[k][m])
+    assert "Distribution of per-instance ROUGE-L F" in dom  # the LCS type orders the instances
+    # ROUGE-N alone: its numbers, the texts as written, no alignment drawn
+    flags[-1] = "rouge2,rouge1"
+    cli_json(capsys, "report", *flags, "-o", page)
+    dom, cells, _ = dom_of(page, tmp_path)
+    shown = {a["data-metric"]: t for a, t in cells if a.get("data-system") == "A" and a["data-group"] == "(all)"}
+    want = cli_json(capsys, "score", *flags, "--confidence")
+    assert list(shown) == list(want) == ["ROUGE-2", "ROUGE-1"]
+    assert all(shown[m] == interval_text(want[m]) for m in want)
+    assert "no alignment drawn" in dom and "<mark>" not in dom and "the cat sat on the mat" in dom
 
 
 @pytest.mark.parametrize("summary", [False, True])
