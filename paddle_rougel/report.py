@@ -21,7 +21,7 @@ The numbers are the command line's: the same accumulators, intervals
 defaults, checks and formula of ``score --confidence``) and tests
 (``compare``: paired bootstrap) as ``dureader --by ... --confidence`` and
 ``compare --by ...``; the statistics are computed before the page is written
-(:func:`overall_tests`, the groups' tables).  Every figure in a table sits in an element with
+(:func:`compute`).  Every figure in a table sits in an element with
 ``data-metric`` / ``data-group`` / ``data-system`` attributes (what the browser
 test reads back).
 """
@@ -42,7 +42,7 @@ from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
 from .fileio import check_distinct, output_fd, write_outputs
 from .textmarks import FSI, PDI, bidi_safe, marked_text, token_spans
 
-__all__ = ["cmd_report", "compute", "render", "overall_tests", "System", "Grouping"]
+__all__ = ["cmd_report", "compute", "render", "System", "Grouping"]
 
 COLOURS = ("#3b6fb6", "#e07b24")
 DIFF_SHOWN = 10  # instances shown where two systems differ most
@@ -83,10 +83,6 @@ def _builtin(by: str, keys: Sequence) -> Grouping:
 
 def _key_file(path: str, keys: Sequence) -> Grouping:
     return Grouping("keys", f"By keys from {_u(path)}", "key", "key", keys)
-
-
-def _interval(name: str, acc, args) -> Dict[str, float]:
-    return cli._interval_cell(args, name, acc, acc.score())  # score --confidence's cell
 
 
 def _load(args):
@@ -160,28 +156,6 @@ def _load_text(args, out):
     settings = systems[0].accs[primary].settings if primary in LCS_TYPES else None
     sig = cli._types_signature(parts, *cli._ci_signature(args))
     return systems, items, groupings, settings, sig
-
-
-def overall_tests(systems: List[System], args) -> Optional[Dict[str, Any]]:
-    """Two systems: ``{metric: Comparison}`` of B against A over all instances, ``compare``'s
-    test (:func:`paddle_rougel.accumulators.compare`, paired bootstrap) with the report's
-    ``--resamples``, ``--confidence`` and ``--seed``: ``compare``'s numbers; ``{}`` for one
-    instance (nothing to resample); None for one system."""
-    from .accumulators import compare
-    from .stats import MIN_INSTANCES
-
-    if len(systems) != 2:
-        return None
-    if len(systems[0].f) < MIN_INSTANCES:
-        return {}
-    out = {}
-    for name in systems[0].accs:
-        try:
-            out[name] = compare(systems[0].accs[name], systems[1].accs[name], "paired_bootstrap",
-                                args.resamples, args.confidence, args.seed)
-        except ValueError as e:
-            raise CliError(f"{name}: {e}") from None
-    return out
 
 
 # ------------------------------------------------------------------ HTML pieces
@@ -335,7 +309,7 @@ def _headline(systems: List[System], sig: str, args, summary: str, data: dict) -
 
 
 def _overall_table(systems: List[System], overall: Optional[Dict[str, Any]], args) -> str:
-    """B - A over all instances, per metric: ``compare``'s row (precomputed: overall_tests)."""
+    """B - A over all instances, per metric: ``compare``'s row (computed by :func:`compute`)."""
     if overall is None:
         return ""
     rows = []
@@ -359,15 +333,16 @@ def _overall_table(systems: List[System], overall: Optional[Dict[str, Any]], arg
             'compare</code> with the same files and options; rows with p &lt; 0.05 are bold.</p>')
 
 
+def _cell(grp) -> Dict[str, Any]:
+    """A group's score and interval, x100 (the interval None for a group of one instance)."""
+    iv = grp.interval
+    return {"score": _pct(grp.score), "low": None if iv is None else _pct(iv.low),
+            "high": None if iv is None else _pct(iv.high)}
+
+
 def _group_cells(res: Dict[Any, Any], systems: List[System]) -> Dict[tuple, Dict[str, Any]]:
-    cell = {}
-    for k, g in res.items():
-        for s, per in zip(systems, g.systems):
-            for m, grp in per.items():
-                iv = grp.interval
-                cell[s.name, m, k] = {"score": _pct(grp.score), "low": None if iv is None else _pct(iv.low),
-                                      "high": None if iv is None else _pct(iv.high)}
-    return cell
+    return {(s.name, m, k): _cell(grp) for k, g in res.items()
+            for s, per in zip(systems, g.systems) for m, grp in per.items()}
 
 
 def _groups_section(systems: List[System], g: Grouping, res: Dict[Any, Any], args) -> str:
@@ -480,12 +455,23 @@ table.side td.num{width:4%}.empty{color:#999}table.wide td.num{white-space:norma
 
 
 def compute(systems: List[System], groupings: List[Grouping], args) -> dict:
-    """Every statistic the page shows, before it is written: the headline intervals
-    (``score --confidence``'s cell), each grouping's scores and paired tests, B - A overall."""
-    headline = {(s.name, m): _interval(m, acc, args) for s in systems for m, acc in s.accs.items()}
-    groups = [grouped([s.accs for s in systems], g.keys, args.confidence, args.resamples, args.seed,
-                      LENGTH_ORDER if g.by == "length" else None, paired=len(systems) == 2) for g in groupings]
-    return {"headline": headline, "groups": groups, "overall": overall_tests(systems, args)}
+    """Every statistic the page shows, before it is written (:func:`paddle_rougel.groups.grouped`:
+    one set of resampled sums per group for every metric of both systems).  All instances as one
+    group give the headline: each score's interval (the draws and percentile interval of
+    ``score --confidence``, :func:`paddle_rougel.stats.bootstrap`) and, with two systems, B - A
+    with its paired bootstrap test (the draws and test of ``compare``,
+    :func:`paddle_rougel.stats.paired_bootstrap`): their numbers, at the report's
+    ``--confidence``, ``--resamples`` and ``--seed``.  Then each grouping's groups."""
+    two = len(systems) == 2
+    runs = [s.accs for s in systems]
+
+    def stats(keys, order=None):
+        return grouped(runs, keys, args.confidence, args.resamples, args.seed, order, paired=two)
+
+    (whole,) = stats([0] * len(systems[0].f)).values()
+    headline = {(s.name, m): _cell(grp) for s, per in zip(systems, whole.systems) for m, grp in per.items()}
+    groups = [stats(g.keys, LENGTH_ORDER if g.by == "length" else None) for g in groupings]
+    return {"headline": headline, "groups": groups, "overall": whole.comparisons if two else None}
 
 
 def render(systems: List[System], items: List[dict], groupings: List[Grouping], settings, sig: str,

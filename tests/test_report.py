@@ -330,6 +330,21 @@ def test_headline_gives_b_minus_a_as_compare_does(capsys, tmp_path):
         assert shown[m, "num p"] == f"{r['p_value']:.4f}"
 
 
+def test_report_of_one_instance_draws_no_interval_and_no_test(capsys, tmp_path):
+    """One instance has nothing to resample: the page says so in the headline (it used to be
+    refused as a whole), as the group tables already did."""
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a b\n", encoding="utf-8")
+    ref.write_text("a c\n", encoding="utf-8")
+    page = str(tmp_path / "t.html")
+    cli_json(capsys, "report", "--hyp", str(hyp), "--hyp", str(hyp), "--ref", str(ref), "-o", page,
+             "--tokenize", "whitespace")
+    _, cells, _ = dom_of(page, tmp_path)
+    shown = {(a.get("data-system"), a["class"]): t for a, t in cells if a["data-group"] == "(all)"}
+    assert shown["A", "num"] == shown["B", "num"] == "50.00 (1 instance: no interval)"
+    assert shown[None, "num diff"] == "(1 instance: no test)"
+
+
 def test_text_report_shows_every_type_scored(capsys, tmp_path):
     """`report --rouge-types rouge1,rouge2,rougeL`: each type's headline and group cells are
     `score --rouge-types ... --confidence [--by]`'s."""

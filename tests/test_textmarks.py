@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from paddle_rougel.text import TextSettings
-from paddle_rougel.textmarks import FSI, PARAGRAPH_SEPARATORS, PDI, bidi_safe, marked_text, token_spans
+from paddle_rougel.textmarks import FSI, PARAGRAPH_SEPARATORS, bidi_safe, marked_text, token_spans
 
 
 def test_paragraph_separators_are_every_bidi_class_b_character():
