@@ -305,7 +305,7 @@ def _headline(systems: List[System], sig: str, args, summary: str, data: dict) -
             f'instances ({args.resamples} '
             f'resamples, seed {args.seed}). {_e(summary)}.</p>'
             + _overall_table(systems, data["overall"], args) +
-            f'<p class="sig" id="signature">{_e(sig)}</p></section>')
+            f'<p class="sig" id="signature">{_u(sig)}</p></section>')
 
 
 def _overall_table(systems: List[System], overall: Optional[Dict[str, Any]], args) -> str:

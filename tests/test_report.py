@@ -236,6 +236,8 @@ def test_report_refuses_bad_usage(capsys, tmp_path):
     assert rc == 2 and "ref" in err.lower()  # the output may not be an input
     rc = main(["report", "--ref_file", REF, "-o", str(tmp_path / "x.html")])
     assert rc == 2 and "--pred_file" in capsys.readouterr().err
+    rc = main(["report", "--ref_file", REF, "--pred_file", PRED, "--rouge-types", "rouge1", "-o", str(tmp_path / "x.html")])
+    assert rc == 2 and "--rouge-types" in capsys.readouterr().err  # the contest has its own two metrics
     assert not (tmp_path / "x.html").exists()
 
 
