@@ -1,7 +1,7 @@
 """``paddle-rougel report``: one self-contained HTML file that explains a score.
 
-Inline CSS and SVG only (no script from elsewhere, no font, no image file, no
-network at view time): the headline scores with bootstrap intervals and the
+Inline CSS and SVG only (no script, no font, no image file, no network at view
+time): the headline scores with bootstrap intervals and the
 signature; per-group tables and bar charts (DuReader: question type, source,
 answer length; text files: answer length and an optional key file); the
 distribution of per-instance F; the worst instances with their LCS alignment
@@ -11,7 +11,7 @@ groups), B - A over all instances in the headline (``compare``'s test and number
 instances where the systems differ most, side by side.  Text files: every type of
 ``--rouge-types`` (``score``'s flag and default).
 
-The page holds no script.  Every user string (ids, types, sources, keys, file names, texts)
+Every user string (ids, types, sources, keys, file names, texts)
 is isolated (``<bdi>``; in SVG, FSI ... PDI) so that a right-to-left override in it cannot
 reorder the page's own text; texts are shown as written, the counted tokens marked in them
 (:mod:`paddle_rougel.textmarks`).
