@@ -332,7 +332,7 @@ def _read_lines(path: str) -> List[str]:
     return text_lines(read_text(path))
 
 
-def _types_signature(parts: List[tuple], *extra: str) -> str:
+def run_signature(parts: List[tuple], *extra: str) -> str:
     """Every setting of every type (once), then the version; the engine last."""
     return "|".join([types_signature(parts), *extra, f"v:{__version__}", f"engine:{engine.backend()}"])
 

@@ -233,7 +233,7 @@ def _add_sources(p: argparse.ArgumentParser, multi: bool = False) -> None:
     p.add_argument("--hyp", action=act, help="text hypotheses, one per line" + (" (A, then optionally B)" if multi else ""))
     cli._add_options(p, [OPTIONS["gamma"], OPTIONS["multi_ref"]] + list(TEXT_OPTIONS))
     cli._add_options(p, BONUS_OPTIONS)
-    cli._add_summary(p, types=False)
+    cli._add_summary(p, types=multi)  # report: --rouge-types (every type); explain: ROUGE-L or -Lsum
     p.add_argument("--config", help="YAML config file or preset name")
     add_field_options(p)  # text files as JSON lines
 
@@ -284,15 +284,15 @@ def cmd_explain(args) -> int:
             raise CliError("explain text files with --hyp H --ref R [--ref R2 ...] --line N, or "
                            "DuReader files with --ref_file R --pred_file P --question_id Q")
         no_bonus(args)
-        values, origin, settings, acc_class, _ = cli_score._line_metric(args)
-        (hyps,), refsets = cli_score._read_score_inputs([args.hyp], args.ref, args)
+        values, origin, settings, acc_class, _ = cli_score.line_metric(args)
+        (hyps,), refsets = cli_score.read_score_inputs([args.hyp], args.ref, args)
         n = args.line
         if n > len(hyps):
             raise CliError(f"--line {n}: {args.hyp} has {len(hyps)} lines")
         cand, refs = hyps[n - 1], [rs[n - 1] for rs in refsets]
         cand, refs = cli_score.line_text(cand), [cli_score.line_text(r) for r in refs]  # as score reads them
         acc = cli._build(lambda _: acc_class(settings), values, origin)
-        cli_score._score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
+        cli_score.score_lines(acc, [hyps[n - 1]], [[rs[n - 1]] for rs in refsets], origin)
         f = float(acc.per_instance().fmeasure[0])
         title = f"line {n}"
         metric = "ROUGE-Lsum" if args.summary_level else "ROUGE-L"

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import procio
 from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, check_input, _check_outputs, _choices, _ci_signature, _inputs,
                   _level, _pct, _per_instance, _print_result, read_text, _scores_result, _signature,
-                  _type_scores, _types_signature, _weights, _write_results)
+                  _type_scores, run_signature, _weights, _write_results)
 from .cli_dureader import _contest_metrics, _counts, _read_contests
 from .functional import score_all
 from .lineio import read_instances
@@ -34,7 +34,7 @@ def line_text(text: str) -> str:
     return text.replace(N_MARKER, "\n") if N_MARKER in text else text
 
 
-def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
+def score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[List[str]],
                  origin: Dict[str, str]) -> None:
     """Line-aligned texts into each accumulator (``{name: acc}``, or one), each read by
     :func:`line_text`; ROUGE-N and ROUGE-L read each batch once (:func:`functional.score_all`)."""
@@ -55,7 +55,7 @@ def _score_lines(accs: "Dict[str, Any] | Any", hyps: List[str], refsets: List[Li
 
 
 
-def _line_metrics(args) -> Tuple[Dict[str, Any], Dict[str, str], List[tuple]]:
+def line_metrics(args) -> Tuple[Dict[str, Any], Dict[str, str], List[tuple]]:
     """(values, origin, [(type name, spec, params, settings)]) of `score` / text `compare`:
     ``--rouge-types`` (default rougeL; ``--summary-level``: rougeLsum)."""
     values, origin = _choices(args, ROUGE_OPTIONS + TEXT_OPTIONS
@@ -81,15 +81,15 @@ def _line_metrics(args) -> Tuple[Dict[str, Any], Dict[str, str], List[tuple]]:
     return values, origin, parts
 
 
-def _line_metric(args):
+def line_metric(args):
     """(values, origin, settings, accumulator class, signature name) of one type (``explain``,
     ``report``: ROUGE-L, or ROUGE-Lsum with --summary-level)."""
-    values, origin, parts = _line_metrics(args)
+    values, origin, parts = line_metrics(args)
     (name, spec, _, settings), = parts
     return values, origin, settings, spec.accumulator, name
 
 
-def _line_accumulators(parts: List[tuple], values, origin, keep: bool = False) -> Dict[str, Any]:
+def line_accumulators(parts: List[tuple], values, origin, keep: bool = False) -> Dict[str, Any]:
     """One accumulator per type, by printed name (ROUGE-1, ROUGE-L, ...)."""
     accs = {}
     for _, spec, _, settings in parts:
@@ -111,7 +111,7 @@ def read_input(path: str, args, side: str, texts: Optional[Dict[str, str]] = Non
     return read_instances(path, text, field, f"--{side}", fmt)
 
 
-def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str], args=None
+def read_score_inputs(hyp_paths: List[str], ref_paths: List[str], args=None
                        ) -> Tuple[List[List[str]], List[List[str]]]:
     """Each system's instances and each reference set's, every file read once, aligned."""
     if [*hyp_paths, *ref_paths].count("-") > 1:
@@ -131,15 +131,15 @@ def _read_score_inputs(hyp_paths: List[str], ref_paths: List[str], args=None
 
 
 def cmd_score(args) -> int:
-    values, origin, parts = _line_metrics(args)
+    values, origin, parts = line_metrics(args)
     _check_outputs(args, _inputs(args, "--hyp") + [("--ref", p) for p in args.ref])
-    (hyps,), refsets = _read_score_inputs([args.hyp], args.ref, args)
+    (hyps,), refsets = read_score_inputs([args.hyp], args.ref, args)
     keep = args.confidence is not None
-    accs = _line_accumulators(parts, values, origin, keep)
-    _score_lines(accs, hyps, refsets, origin)
+    accs = line_accumulators(parts, values, origin, keep)
+    score_lines(accs, hyps, refsets, origin)
     scores = _type_scores(accs)  # F, P, R of each type (merge prints the same)
     _check_finite(scores, _weights(values, origin))
-    signature = _types_signature(parts, *_ci_signature(args))
+    signature = run_signature(parts, *_ci_signature(args))
     per = {name: acc.per_instance() for name, acc in accs.items()}
     text = _per_instance(args, ("line",), [(i + 1,) for i in range(len(hyps))],
                          next(iter(per.values())) if len(per) == 1 else per)
@@ -192,7 +192,7 @@ def _compare_signature(args, metric: str, settings) -> str:
     level = "" if args.confidence == 0.95 else f",level:{_level(args.confidence)}"
     test = f"test:{args.method},n:{n}{level},seed:{args.seed}"
     if metric is None:  # text files: every type's settings (settings: the types' parts)
-        return _types_signature(settings, test)
+        return run_signature(settings, test)
     return _signature(metric, settings, test)
 
 
@@ -215,15 +215,15 @@ def cmd_compare(args) -> int:
         if len(args.hyp or []) != 2 or not args.ref or args.pred_file:
             raise CliError("compare text files with --ref R [--ref R2 ...] --hyp A --hyp B, or "
                            "DuReader files with --ref_file R --pred_file A --pred_file B")
-        values, origin, parts = _line_metrics(args)
+        values, origin, parts = line_metrics(args)
         runs = []
-        systems, refsets = _read_score_inputs(args.hyp, args.ref, args)  # stdin (-) read once
+        systems, refsets = read_score_inputs(args.hyp, args.ref, args)  # stdin (-) read once
         if not systems[0]:
             raise CliError(f"nothing to compare: {args.hyp[0]}, {args.hyp[1]} and "
                            f"{', '.join(args.ref)} have no lines")
         for hyps in systems:
-            accs = _line_accumulators(parts, values, origin)
-            _score_lines(accs, hyps, refsets, origin)
+            accs = line_accumulators(parts, values, origin)
+            score_lines(accs, hyps, refsets, origin)
             runs.append(accs)
         files, metric, settings = args.hyp, None, parts
         extra = [f"{n}: {f}" for n, f in zip(names, files)]
@@ -236,3 +236,4 @@ def cmd_compare(args) -> int:
         return 0
     _print_comparison(args, rows, _compare_signature(args, metric, settings), extra)
     return 0
+

@@ -3,8 +3,8 @@
 * ``merge`` prints what the command that wrote the states prints on all the data: ``score``'s P, R
   and F of every type (``ROUGE-1``, ``ROUGE-1-P``, ``ROUGE-1-R``, ...) in its order, ``dureader``'s
   two contest scores; JSON and table, byte for byte;
-* a command's ``--help`` lists only options it can use (``explain`` / ``report`` score ROUGE-L or
-  ROUGE-Lsum: no ``--distinct``, which is ROUGE-N's);
+* a command's ``--help`` lists only options it can use (``explain`` scores ROUGE-L or ROUGE-Lsum:
+  no ``--distinct``, which is ROUGE-N's; ``report`` takes ``--rouge-types``, so it has it);
 * the config key ``bonus: {alpha, beta}`` warns as ``dureader --alpha/--beta`` and ``alpha=`` do,
   and with the new spelling of the same weight in one file is an error naming both;
 * ``report`` takes ``score``'s ``--confidence [LEVEL]`` and ``--resamples N`` (same defaults, same
@@ -156,7 +156,7 @@ def test_merge_of_dureader_states_prints_what_dureader_prints(capsys, tmp_path, 
 
 # ----------------------------------------------------------------------------- help: usable options only
 
-@pytest.mark.parametrize("command", ["explain", "report"])
+@pytest.mark.parametrize("command", ["explain"])
 def test_rouge_l_commands_do_not_offer_rouge_n_options(capsys, tmp_path, command):
     rc, out, _ = run(capsys, command, "--help")
     assert rc == 0 and "--split" in out and "--summary-level" in out
@@ -167,7 +167,7 @@ def test_rouge_l_commands_do_not_offer_rouge_n_options(capsys, tmp_path, command
     assert rc == 2 and out == "" and "--distinct" in err  # a usage error, as any unknown flag
 
 
-@pytest.mark.parametrize("command", ["score", "compare"])
+@pytest.mark.parametrize("command", ["score", "compare", "report"])
 def test_commands_with_rouge_types_still_offer_distinct(capsys, command):
     rc, out, _ = run(capsys, command, "--help")
     assert rc == 0 and "--distinct" in out and "--rouge-types" in out
