@@ -281,15 +281,16 @@ def check_tokens(seq: Any, where: str) -> Any:
 
 
 def _kind(x: Any, sentences: bool) -> Optional[str]:
-    """"text" (a str, or a summary with a str sentence), "ids" (tokens of which one is not a
-    str: an integer array, a list of ids) or None (str tokens, or nothing to tell)."""
+    """"text" (a str, or a summary with a str sentence), "ids" (tokens whose first is not a
+    str: an integer array, a list of ids) or None (str tokens, or nothing to tell); a look at
+    one token per sequence, never a pass over the tokens."""
     if isinstance(x, str):
         return "text"
     parts = x if sentences else (x,)
     if any(isinstance(p, str) for p in parts):
         return "text"
     for p in parts:
-        if p.dtype.kind in "iu" if isinstance(p, np.ndarray) else any(not isinstance(t, str) for t in p):
+        if len(p) and (p.dtype.kind in "iu" if isinstance(p, np.ndarray) else not isinstance(p[0], str)):
             return "ids"
     return None
 
