@@ -32,7 +32,8 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists", "pairs_batch",
-           "check_tokens", "ref_items", "unordered", "as_str", "locate", "what_is"]
+           "check_tokens", "ref_items", "unordered", "as_str", "locate", "what_is",
+           "ids_against_text"]
 
 
 def unordered(x: Any) -> Optional[str]:
@@ -279,19 +280,34 @@ def check_tokens(seq: Any, where: str) -> Any:
     return toks
 
 
-def _ids_against_text(cand: Any, refs: tuple, index: int) -> None:
-    """A TypeError when one side of an instance is text (a str) and the other token ids (a
-    sequence of non-str tokens): they never match, so the score would be 0 without a word."""
-    def ids(x):
-        return not isinstance(x, str) and (x.dtype.kind in "iu" if isinstance(x, np.ndarray)
-                                           else any(not isinstance(t, str) for t in x))
-    for j, r in enumerate(refs):
-        if isinstance(cand, str) != isinstance(r, str) and (ids(r) or ids(cand)):
-            side, other = ("candidate", f"reference {j}") if ids(cand) else (f"reference {j}", "candidate")
-            raise TypeError(f"instance {index}: the {side} is token ids (a sequence of "
-                            f"{type(next(iter(cand if ids(cand) else r))).__name__}) but the {other} is "
-                            "text (a str): ids never equal characters, so it would score 0; give both "
-                            "as text (decode the ids) or both as ids")
+def _kind(x: Any, sentences: bool) -> Optional[str]:
+    """"text" (a str, or a summary with a str sentence), "ids" (tokens whose first is not a
+    str: an integer array, a list of ids) or None (str tokens, or nothing to tell); a look at
+    one token per sequence, never a pass over the tokens."""
+    if isinstance(x, str):
+        return "text"
+    parts = x if sentences else (x,)
+    if any(isinstance(p, str) for p in parts):
+        return "text"
+    for p in parts:
+        if len(p) and (p.dtype.kind in "iu" if isinstance(p, np.ndarray) else not isinstance(p[0], str)):
+            return "ids"
+    return None
+
+
+def ids_against_text(cand: Any, refs: tuple, index: int, sentences: bool = False) -> None:
+    """A TypeError when one side of instance ``index`` is text (a str) and the other token ids
+    (a sequence of non-str tokens): they never match, so the score would be 0 without a word.
+    ``sentences``: each side is a summary (a str or a tuple of sentences: ROUGE-Lsum)."""
+    kinds = [_kind(cand, sentences)] + [_kind(r, sentences) for r in refs]
+    if "text" not in kinds or "ids" not in kinds:
+        return
+    other = "text" if kinds[0] == "ids" else "ids"
+    j = kinds.index(other, 1) - 1
+    ids_side, text_side = ("candidate", f"reference {j}") if kinds[0] == "ids" else (f"reference {j}", "candidate")
+    raise TypeError(f"instance {index}: the {ids_side} is token ids (tokens that are not str) but the "
+                    f"{text_side} is text (a str): ids never equal characters, so it would score 0; give "
+                    "both as text (decode the ids) or both as ids")
 
 
 def ref_items(ref_list: Any, index: int, what: str = "references") -> tuple:
@@ -325,7 +341,7 @@ def check_instance(cand: Any, ref_list: Any, index: int) -> Tuple[Any, tuple]:
         raise TypeError(f"instance {index}: candidate is None")
     refs = _check_ref_list(ref_list, index)
     cand = check_tokens(cand, f"instance {index}, candidate")
-    _ids_against_text(cand, refs, index)
+    ids_against_text(cand, refs, index)
     return cand, refs
 
 

@@ -54,7 +54,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import engine
-from .inputs import Batch, as_str, check_tokens, locate, ref_items, unordered, what_is
+from .inputs import Batch, as_str, check_tokens, ids_against_text, locate, ref_items, unordered, what_is
 from .lcs_step import advance_left
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
@@ -125,9 +125,12 @@ def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> t
     """A summary as a tuple of sentence snapshots (str, tuple or read-only int array)."""
     if isinstance(x, str):
         x = split_sentences(as_str(x), split)  # a str subclass: its str value (as everywhere)
-    elif x is None or isinstance(x, bytes) or unordered(x):
+    elif x is None or unordered(x):
         got = "None" if x is None else type(x).__name__
         raise TypeError(f"{where}: got {got}, expected a str or a sequence of sentences")
+    elif isinstance(x, (bytes, bytearray)):
+        raise TypeError(f"{where}: got {type(x).__name__} where text is expected: decode it first, "
+                        "e.g. x.decode('utf-8')")
     try:
         sents = tuple(x)
     except TypeError:
@@ -193,6 +196,7 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
         refs = _ref_list(refs, base + i)
         c_out.append(one(c, f"instance {base + i}, candidate"))
         r_out.append(tuple(one(r, f"instance {base + i}, reference {j}") for j, r in enumerate(refs)))
+        ids_against_text(c_out[-1], r_out[-1], base + i, sentences=True)
     return Batch(tuple(c_out), tuple(r_out), False, None, None, tokenizer is not None)
 
 

@@ -33,6 +33,17 @@ def test_ids_against_text_is_an_error_naming_the_instance(cands, refs, where):
         assert "ids" in str(e.value)
 
 
+def test_ids_against_text_in_rouge_lsum():
+    """ROUGE-Lsum: a summary given as sentences of ids against a text summary."""
+    with pytest.raises(TypeError, match="instance 0: the candidate is token ids .* reference 0 is text"):
+        compute([[[791, 1921], [5]]], ["今天天气不错"], rouge_types=["rougeLsum"])
+    with pytest.raises(TypeError, match="instance 1: the reference 0 is token ids .* candidate is text"):
+        rouge_lsum(["ab", "今天。"], ["ab", [np.array([1, 2])]])
+    assert compute([[[1, 2], [3]]], [[[[1, 2], [3]]]], rouge_types=["rougeLsum"])["rougeLsum"] == 1.0
+    with pytest.raises(TypeError, match="decode"):
+        rouge_lsum(["abc"], [b"abc"])
+
+
 def test_ids_against_text_in_the_per_pair_calls():
     for f in (rouge_l, rouge_n):
         with pytest.raises(TypeError, match="instance 1.*candidate"):
