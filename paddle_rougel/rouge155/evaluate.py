@@ -1,0 +1,183 @@
+"""One evaluation of ROUGE-1.5.5.pl: ``computeNGramScore``, ``computeLCSScore``,
+``computeWLCSScore``, ``computeSkipBigramScore`` and ``computeROUGEX``'s per-evaluation figures.
+
+Each returns the script's ``@results``: (model count, hits, R, peer count, P, F) with R, P, F
+the ``%7.5f`` strings it makes (F from the rounded R and P).  The script's global ``$opt_m`` is
+the mutable ``Options.stem_now`` (``-M`` switches it on for a model and off after it, as the
+script does, whatever ``-m`` said: the state carries over, as there).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
+from .text import ScriptError, read_sentences, read_text, read_units, tokens
+
+__all__ = ["Options", "Evaluator", "f5", "prf"]
+
+
+def f5(x: float) -> str:
+    """Perl's ``sprintf("%7.5f", x)``."""
+    return "%7.5f" % x
+
+
+@dataclass
+class Options:
+    """The scoring options of one run (the script's globals)."""
+
+    alpha: float = 0.5
+    mode: str = "A"                # -f
+    length_limit: int = 0          # -l
+    byte_limit: int = 0            # -b
+    stopwords: Dict[str, int] = field(default_factory=dict)   # in force: -s
+    table: Optional[Dict[str, str]] = None   # the exception table (-m / -M)
+    stem_now: bool = False         # the script's $opt_m, mutable
+    model_stem: bool = False       # -M
+    weight: float = 1.2            # -w
+    skip: int = -1                 # -2
+    unigrams: bool = False         # -u (the script's $opt_u, switched on by -U for a pass)
+
+
+def prf(model_count, hits, peer_count, alpha: float, power: Optional[float] = None) -> list:
+    """The script's result list from totals (``power``: ROUGE-W's inverse weighting)."""
+    def ratio(h, c):
+        if c == 0:
+            return f5(0)
+        r = h / c
+        return f5(r ** (1 / power) if power is not None else r)
+    r, p = ratio(hits, model_count), ratio(hits, peer_count)
+    rn, pn = float(r), float(p)
+    den = (1 - alpha) * pn + alpha * rn
+    f = f5((pn * rn) / den) if den > 0 else f5(0)
+    return [model_count, hits, r, peer_count, p, f]
+
+
+class Evaluator:
+    """Scores peers against models, reading each file once per length setting."""
+
+    def __init__(self, opts: Options):
+        self.o = opts
+        self._snts: Dict[tuple, List[str]] = {}
+
+    def sentences(self, path: str, fmt) -> List[str]:
+        key = (path, fmt)
+        if key not in self._snts:
+            self._snts[key] = read_sentences(path, fmt)
+        return self._snts[key]
+
+    def _toks(self, text) -> List[str]:
+        o = self.o
+        return tokens(text, o.stopwords, o.table if o.stem_now else None)
+
+    def _text(self, path, fmt):
+        o = self.o
+        return read_text(self.sentences(path, fmt), o.length_limit, o.byte_limit)
+
+    def _units(self, path, fmt):
+        o = self.o
+        return read_units(self.sentences(path, fmt), o.length_limit, o.byte_limit)
+
+    def _model_pass(self, fn, *args):
+        """Run ``fn`` as the script runs a model's tokenizer under -M."""
+        if self.o.model_stem:
+            self.o.stem_now = True
+            try:
+                return fn(*args)
+            finally:
+                self.o.stem_now = False
+        return fn(*args)
+
+    # ------------------------------------------------------------ ROUGE-N / ROUGE-S
+    def _grams(self, peer, models, fmt, count, model_stem: bool) -> list:
+        o = self.o
+        pg, pc = count(self._toks(self._text(peer, fmt)))
+        hit_t = cnt_t = cntp_t = 0
+        best = -1.0
+        for mp in models:
+            toks = (self._model_pass(self._toks, self._text(mp, fmt)) if model_stem
+                    else self._toks(self._text(mp, fmt)))
+            mg, mc = count(toks)
+            hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
+            score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
+            if o.mode == "B":
+                if score > best:
+                    best, hit_t, cnt_t, cntp_t = score, hit, mc, pc
+            else:
+                hit_t += hit
+                cnt_t += mc
+                cntp_t += pc
+        return prf(cnt_t, hit_t, cntp_t, o.alpha)
+
+    def ngram(self, peer, models, fmt, n: int) -> list:
+        return self._grams(peer, models, fmt, lambda t: ngram_counts(t, n), False)
+
+    def skip_bigram(self, peer, models, fmt) -> list:
+        o = self.o
+        return self._grams(peer, models, fmt, lambda t: skip_bigram_counts(t, o.skip, o.unigrams), True)
+
+    # ------------------------------------------------------------ ROUGE-L / ROUGE-W
+    def lcs(self, peer, models, fmt, weighted: bool) -> list:
+        o = self.o
+        w = o.weight
+        peer_units = [self._toks(u) for u in self._units(peer, fmt)]
+        peer_1, peer_cn = ngram_counts(self._toks(self._text(peer, fmt)), 1)
+        hit_t = cnt_t = cntp_t = 0
+        best = -1.0
+        for mp in models:
+            units = self._units(mp, fmt)
+            if weighted:
+                model_units = [self._toks(u) for u in units]
+            else:
+                model_units = self._model_pass(lambda: [self._toks(u) for u in units])
+            model_1, _ = ngram_counts(self._model_pass(self._toks, self._text(mp, fmt)), 1)
+            peer_left = dict(peer_1)
+            hit, base = _lcs_hits(model_units, peer_units, model_1, peer_left, w if weighted else None)
+            if weighted:
+                if base == 0:
+                    raise ScriptError("Illegal division by zero at ROUGE-1.5.5.pl line 2455.\n")
+                score = (hit / base) ** (1 / w)
+                cnt, cntp = float(base) ** w, float(peer_cn) ** w
+            else:
+                score = hit / base if base > 0 else 0
+                cnt, cntp = base, peer_cn
+            if o.mode == "B":
+                if score > best:
+                    best, hit_t, cnt_t, cntp_t = score, hit, cnt, cntp
+            else:
+                hit_t += hit
+                cnt_t += cnt
+                cntp_t += cntp
+        return prf(cnt_t, hit_t, cntp_t, o.alpha, w if weighted else None)
+
+
+def _lcs_hits(model_units, peer_units, model_1, peer_1, weight):
+    """``lcs`` / ``wlcs``: hits (ROUGE-W: the weighted runs) and the base (model length; ROUGE-W:
+    the sum of the sentences' weighted lengths), clipping by the unigram counts left."""
+    hit = 0 if weight is None else 0.0
+    base = 0 if weight is None else 0.0
+    for mt in model_units:
+        m = len(mt)
+        mask = [0] * m
+        base += m if weight is None else float(m) ** weight
+        for pt in peer_units:
+            if weight is None:
+                lcs_mask(mt, pt, mask)
+            else:
+                wlcs_mask(mt, pt, mask, weight)
+        run = 0
+        for j in range(m):
+            if mask[j] != 1:
+                continue
+            t = mt[j]
+            if model_1.get(t, 0) > 0 and peer_1.get(t, 0) > 0:
+                if weight is None:
+                    hit += 1
+                else:
+                    run += 1
+                    if (j + 1 < m and mask[j + 1] == 0) or j + 1 == m:
+                        hit += float(run) ** weight
+                        run = 0
+                model_1[t] -= 1
+                peer_1[t] -= 1
+    return hit, base
