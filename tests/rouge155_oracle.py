@@ -119,3 +119,99 @@ def vocabulary(data: str, every: int = 1) -> list:
     words.update(f"{b}{i}" for i, b in enumerate(bases[::11]))
     words.update(str(i) for i in range(0, 2000, 7))
     return sorted(w for w in words if w and not re.search(r"\s", w))
+
+
+def run_script(args: list) -> tuple:
+    """(exit status, stdout bytes, stderr text) of ROUGE-1.5.5.pl with ``args``."""
+    script = os.path.join(script_home(), "ROUGE-1.5.5.pl")
+    proc = subprocess.run([perl(), script] + list(args), capture_output=True)
+    return proc.returncode, proc.stdout, proc.stderr.decode("latin-1")
+
+
+VOCAB = ("the a of children went mice data agreement agreements argument environmental days using "
+         "skies news accidental running runs ran cats cat dogs dog better best is are was were been "
+         "state-of-the-art 1990s 42 3.14 U.S. o'clock co-operate analysis analyses women men go goes "
+         "caf\xe9 na\xefve \xfcber stra\xdfe x y z i me its it's 2004 ROUGE-1.5.5 e-mail").split()
+
+
+def _word(rng) -> str:
+    w = rng.choice(VOCAB)
+    r = rng.random()
+    if r < 0.1:
+        w = w.upper()
+    elif r < 0.15:
+        w = w.capitalize()
+    if rng.random() < 0.1:
+        w += rng.choice([",", ".", "!", "'s", ";", ")", "\xbb"])
+    if rng.random() < 0.05:
+        w = "(" + w
+    if rng.random() < 0.04:
+        w += "-" + rng.choice(VOCAB)
+    return w
+
+
+def _sentence(rng) -> str:
+    r = rng.random()
+    if r < 0.03:
+        return ""
+    if r < 0.05:
+        return "  " + " ".join(_word(rng) for _ in range(3))
+    if r < 0.07:
+        return "-- !!"
+    return " ".join(_word(rng) for _ in range(rng.randrange(1, 14)))
+
+
+def _see(lines: list) -> list:
+    return [f'<a size="{len(s)}" name="{i}">[{i}]</a> <a href="#{i}" id={i}>{s}</a>'
+            for i, s in enumerate(lines, 1) if s.strip()]
+
+
+def write_cases(root: str, n: int, seed: int, empty_model: bool = False) -> str:
+    """``n`` random evaluations (files in root/s, config root/config.xml; returns its path).
+    Every model has a first sentence with a word (ROUGE-W dies on an empty one) unless
+    ``empty_model``: then the first evaluation's first model is empty."""
+    import random
+
+    rng = random.Random(seed)
+    os.makedirs(os.path.join(root, "s"), exist_ok=True)
+    evals = []
+
+    def put(name, lines, see):
+        with open(os.path.join(root, "s", name), "wb") as f:
+            f.write(("\n".join(_see(lines) if see else lines) + "\n").encode("latin-1"))
+
+    for i in range(n):
+        see = rng.random() < 0.2
+        peers = ["1", "2"] if rng.random() < 0.3 else ["1"]
+        ptags = mtags = ""
+        for p in peers:
+            put(f"p{i}_{p}", [_sentence(rng) for _ in range(rng.randrange(1, 5))], see)
+            ptags += f'<P ID="{p}">p{i}_{p}</P>'
+        for j in range(rng.randrange(1, 5)):
+            lines = ["cat " + _word(rng)] + [_sentence(rng) for _ in range(rng.randrange(0, 4))]
+            put(f"m{i}_{j}", [] if (empty_model and i == j == 0) else lines, see)
+            mtags += f'<M ID="{chr(65 + j)}">m{i}_{j}</M>'
+        evals.append(f'<EVAL ID="{i + 1}">\n<PEER-ROOT>{root}/s</PEER-ROOT>\n<MODEL-ROOT>{root}/s'
+                     f'</MODEL-ROOT>\n<INPUT-FORMAT TYPE="{"SEE" if see else "SPL"}"></INPUT-FORMAT>\n'
+                     f'<PEERS>{ptags}</PEERS>\n<MODELS>{mtags}</MODELS>\n</EVAL>')
+    path = os.path.join(root, "config.xml")
+    with open(path, "w", encoding="ascii") as f:
+        f.write('<ROUGE_EVAL version="1.5.5">\n' + "\n".join(evals) + "\n</ROUGE_EVAL>\n")
+    return path
+
+
+def write_file_list(root: str, path: str) -> str:
+    """A ``-z SPL`` list of the SPL evaluations under root/s (peer 1 and its models)."""
+    names = sorted(os.listdir(os.path.join(root, "s")))
+    lines = ["# peer model1 model2 ..."]
+    for name in names:
+        if name.startswith("p") and name.endswith("_1"):
+            i = name[1:-2]
+            models = [os.path.join(root, "s", m) for m in names if m.startswith(f"m{i}_")]
+            with open(os.path.join(root, "s", name), "rb") as f:
+                if f.read(2) == b"<a":
+                    continue                 # a SEE evaluation
+            lines.append(" ".join([os.path.join(root, "s", name)] + models))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n\n")
+    return path

@@ -219,8 +219,9 @@ def _skip_passes(r: Run, ev: Evaluator, o: Options, opts: Dict[str, str], peer: 
         r.print_results(peer, f"ROUGE-SU{star}", one(True), o.alpha)
 
 
-def main(argv: List[str]) -> int:
-    """``paddle-rougel rouge155 ARGS``: 0, or 255 with the script's message when it would die."""
+def main(argv: List[str], out=None) -> int:
+    """``paddle-rougel rouge155 ARGS``: 0, or 255 with the script's message when it would die
+    (``out``: a binary stream for stdout)."""
     wordnet = None
     if argv and argv[0].startswith("--wordnet"):
         if argv[0] == "--wordnet" and len(argv) > 1:
@@ -230,7 +231,7 @@ def main(argv: List[str]) -> int:
         if wordnet not in ("exc", "empty"):
             sys.stderr.write(f"--wordnet must be exc or empty, got {wordnet!r}\n")
             return 2
-    out = sys.stdout.buffer
+    out = sys.stdout.buffer if out is None else out
     try:
         return run(argv, out, wordnet)
     except ScriptError as e:
