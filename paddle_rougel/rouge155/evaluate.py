@@ -59,6 +59,7 @@ class Evaluator:
     def __init__(self, opts: Options):
         self.o = opts
         self._snts: Dict[tuple, List[str]] = {}
+        self._tok_cache: Dict[tuple, list] = {}
 
     def sentences(self, path: str, fmt) -> List[str]:
         key = (path, fmt)
@@ -78,6 +79,22 @@ class Evaluator:
         o = self.o
         return read_units(self.sentences(path, fmt), o.length_limit, o.byte_limit)
 
+    def text_tokens(self, path, fmt) -> List[str]:
+        """The tokens of ``readText``'s text of a file under the stemming now in force (cached)."""
+        key = (path, fmt, "text", self.o.stem_now)
+        got = self._tok_cache.get(key)
+        if got is None:
+            got = self._tok_cache[key] = self._toks(self._text(path, fmt))
+        return got
+
+    def unit_tokens(self, path, fmt) -> List[List[str]]:
+        """The tokens of each of ``readText_LCS``'s units of a file (cached likewise)."""
+        key = (path, fmt, "units", self.o.stem_now)
+        got = self._tok_cache.get(key)
+        if got is None:
+            got = self._tok_cache[key] = [self._toks(u) for u in self._units(path, fmt)]
+        return got
+
     def _model_pass(self, fn, *args):
         """Run ``fn`` as the script runs a model's tokenizer under -M."""
         if self.o.model_stem:
@@ -91,12 +108,12 @@ class Evaluator:
     # ------------------------------------------------------------ ROUGE-N / ROUGE-S
     def _grams(self, peer, models, fmt, count, model_stem: bool) -> list:
         o = self.o
-        pg, pc = count(self._toks(self._text(peer, fmt)))
+        pg, pc = count(self.text_tokens(peer, fmt))
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            toks = (self._model_pass(self._toks, self._text(mp, fmt)) if model_stem
-                    else self._toks(self._text(mp, fmt)))
+            toks = (self._model_pass(self.text_tokens, mp, fmt) if model_stem
+                    else self.text_tokens(mp, fmt))
             mg, mc = count(toks)
             hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
             score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
@@ -120,17 +137,16 @@ class Evaluator:
     def lcs(self, peer, models, fmt, weighted: bool) -> list:
         o = self.o
         w = o.weight
-        peer_units = [self._toks(u) for u in self._units(peer, fmt)]
-        peer_1, peer_cn = ngram_counts(self._toks(self._text(peer, fmt)), 1)
+        peer_units = self.unit_tokens(peer, fmt)
+        peer_1, peer_cn = ngram_counts(self.text_tokens(peer, fmt), 1)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            units = self._units(mp, fmt)
             if weighted:
-                model_units = [self._toks(u) for u in units]
+                model_units = self.unit_tokens(mp, fmt)
             else:
-                model_units = self._model_pass(lambda: [self._toks(u) for u in units])
-            model_1, _ = ngram_counts(self._model_pass(self._toks, self._text(mp, fmt)), 1)
+                model_units = self._model_pass(self.unit_tokens, mp, fmt)
+            model_1, _ = ngram_counts(self._model_pass(self.text_tokens, mp, fmt), 1)
             peer_left = dict(peer_1)
             hit, base = _lcs_hits(model_units, peer_units, model_1, peer_left, w if weighted else None)
             if weighted:
