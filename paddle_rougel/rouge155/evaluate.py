@@ -14,7 +14,7 @@ from typing import Dict, List, Optional
 from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
 
-__all__ = ["Options", "Evaluator", "f5", "prf"]
+__all__ = ["Options", "Evaluator", "f5", "prf", "weighted_hits"]
 
 
 def f5(x: float) -> str:
@@ -197,3 +197,16 @@ def _lcs_hits(model_units, peer_units, model_1, peer_1, weight):
                 model_1[t] -= 1
                 peer_1[t] -= 1
     return hit, base
+
+
+def weighted_hits(model, peer, weight: float) -> float:
+    """ROUGE-W's hit of one model unit against one peer unit (``wlcs`` with one sentence each;
+    no clipping can bite: a token matched once per side)."""
+    m1 = {}
+    for t in model:
+        m1[t] = m1.get(t, 0) + 1
+    p1 = {}
+    for t in peer:
+        p1[t] = p1.get(t, 0) + 1
+    hit, _ = _lcs_hits([list(model)], [list(peer)], m1, p1, weight)
+    return hit
