@@ -78,3 +78,13 @@ def test_empty_reference_dies_under_w(env, tmp_path):
     rc, out, _ = oracle.run_script(["-e", data, "-n", "1", "-w", "1.2", "-a", "-d", "-r", "5", config])
     assert rc != 0
     assert _check(["-e", data, "-n", "1", "-w", "1.2", "-a", "-d", "-r", "5", config]) >= 0
+
+
+def test_python_kernels_against_the_script(env, monkeypatch):
+    """The reference (pure-Python) kernels, as a build without the C extension runs them."""
+    from paddle_rougel.rouge155 import evaluate
+
+    monkeypatch.setattr(evaluate, "_C", None)
+    data, _, _, config = env
+    assert _check(["-e", data, "-c", "95", "-2", "4", "-U", "-r", "30", "-n", "4", "-w", "1.2", "-a", "-m",
+                   "-d", "-f", "B", config]) > 30

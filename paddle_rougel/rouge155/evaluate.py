@@ -11,8 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from array import array
+
+import numpy as np
+
 from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
+
+try:
+    from .. import _r155 as _C
+except ImportError:  # the pure-Python build: the reference kernels
+    _C = None
 
 __all__ = ["Options", "Evaluator", "f5", "prf", "weighted_hits"]
 
@@ -60,6 +69,7 @@ class Evaluator:
         self.o = opts
         self._snts: Dict[tuple, List[str]] = {}
         self._tok_cache: Dict[tuple, list] = {}
+        self._vocab: Dict[str, int] = {}
 
     def sentences(self, path: str, fmt) -> List[str]:
         key = (path, fmt)
@@ -78,6 +88,54 @@ class Evaluator:
     def _units(self, path, fmt):
         o = self.o
         return read_units(self.sentences(path, fmt), o.length_limit, o.byte_limit)
+
+    def _cached(self, key, make):
+        got = self._tok_cache.get(key)
+        if got is None:
+            got = self._tok_cache[key] = make()
+        return got
+
+    def _ids(self, toks) -> array:
+        v = self._vocab
+        return array("i", [v.setdefault(t, len(v)) for t in toks])
+
+    def unit_ids(self, path, fmt):
+        """(int32 ids of every unit's tokens end to end, int64 unit offsets) as bytes (cached)."""
+        def make():
+            units = self.unit_tokens(path, fmt)
+            offs = array("q", [0])
+            flat = array("i")
+            for u in units:
+                flat.extend(self._ids(u))
+                offs.append(len(flat))
+            return flat.tobytes(), offs.tobytes()
+        return self._cached((path, fmt, "uid", self.o.stem_now), make)
+
+    def gram_keys(self, path, fmt, kind: str, n: int):
+        """(units, count) of ``readText``'s tokens: int64 keys (bytes) for the C overlap, or a
+        Counter when the ids do not pack (n-grams of a vocabulary too large for 64 bits)."""
+        o = self.o
+
+        def make():
+            toks = self.text_tokens(path, fmt)
+            if kind == "S":
+                if _C is None:
+                    return skip_bigram_counts(toks, o.skip, o.unigrams)
+                keys = _C.skip_keys(self._ids(toks).tobytes(), int(o.skip), bool(o.unigrams))
+                return keys, len(keys) // 8
+            bits = 63 // n
+            if _C is None or len(self._vocab) + len(toks) >= (1 << bits) - 1:
+                return ngram_counts(toks, n)
+            ids = np.frombuffer(self._ids(toks).tobytes(), dtype=np.int32).astype(np.int64) + 1
+            count = max(0, len(ids) - n + 1)
+            keys = np.zeros(count, dtype=np.int64)
+            for i in range(n):
+                keys = (keys << bits) | ids[i:i + count]
+            return keys.tobytes(), count
+        return self._cached((path, fmt, kind, n, o.skip, o.unigrams, self.o.stem_now), make)
+
+    def _units_and_ids(self, path, fmt):
+        return self.unit_tokens(path, fmt), (self.unit_ids(path, fmt) if _C is not None else None)
 
     def text_tokens(self, path, fmt) -> List[str]:
         """The tokens of ``readText``'s text of a file under the stemming now in force (cached)."""
@@ -106,16 +164,18 @@ class Evaluator:
         return fn(*args)
 
     # ------------------------------------------------------------ ROUGE-N / ROUGE-S
-    def _grams(self, peer, models, fmt, count, model_stem: bool) -> list:
+    def _grams(self, peer, models, fmt, kind: str, n: int, model_stem: bool) -> list:
         o = self.o
-        pg, pc = count(self.text_tokens(peer, fmt))
+        pg, pc = self.gram_keys(peer, fmt, kind, n)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            toks = (self._model_pass(self.text_tokens, mp, fmt) if model_stem
-                    else self.text_tokens(mp, fmt))
-            mg, mc = count(toks)
-            hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
+            mg, mc = (self._model_pass(self.gram_keys, mp, fmt, kind, n) if model_stem
+                      else self.gram_keys(mp, fmt, kind, n))
+            if isinstance(mg, bytes) and isinstance(pg, bytes):
+                hit = _C.clip(mg, pg)
+            else:
+                hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
             score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
             if o.mode == "B":
                 if score > best:
@@ -127,28 +187,31 @@ class Evaluator:
         return prf(cnt_t, hit_t, cntp_t, o.alpha)
 
     def ngram(self, peer, models, fmt, n: int) -> list:
-        return self._grams(peer, models, fmt, lambda t: ngram_counts(t, n), False)
+        return self._grams(peer, models, fmt, "N", n, False)
 
     def skip_bigram(self, peer, models, fmt) -> list:
-        o = self.o
-        return self._grams(peer, models, fmt, lambda t: skip_bigram_counts(t, o.skip, o.unigrams), True)
+        return self._grams(peer, models, fmt, "S", 0, True)
 
     # ------------------------------------------------------------ ROUGE-L / ROUGE-W
     def lcs(self, peer, models, fmt, weighted: bool) -> list:
         o = self.o
         w = o.weight
         peer_units = self.unit_tokens(peer, fmt)
+        peer_ids = self.unit_ids(peer, fmt) if _C is not None else None
         peer_1, peer_cn = ngram_counts(self.text_tokens(peer, fmt), 1)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
             if weighted:
-                model_units = self.unit_tokens(mp, fmt)
+                model_units, model_ids = self._units_and_ids(mp, fmt)
             else:
-                model_units = self._model_pass(self.unit_tokens, mp, fmt)
+                model_units, model_ids = self._model_pass(self._units_and_ids, mp, fmt)
             model_1, _ = ngram_counts(self._model_pass(self.text_tokens, mp, fmt), 1)
             peer_left = dict(peer_1)
-            hit, base = _lcs_hits(model_units, peer_units, model_1, peer_left, w if weighted else None)
+            masks = None
+            if _C is not None:
+                masks = _C.masks(*model_ids, *peer_ids, float(w) if weighted else 0.0)
+            hit, base = _lcs_hits(model_units, peer_units, model_1, peer_left, w if weighted else None, masks)
             if weighted:
                 if base == 0:
                     raise ScriptError("Illegal division by zero at ROUGE-1.5.5.pl line 2455.\n")
@@ -167,20 +230,26 @@ class Evaluator:
         return prf(cnt_t, hit_t, cntp_t, o.alpha, w if weighted else None)
 
 
-def _lcs_hits(model_units, peer_units, model_1, peer_1, weight):
+def _lcs_hits(model_units, peer_units, model_1, peer_1, weight, masks=None):
     """``lcs`` / ``wlcs``: hits (ROUGE-W: the weighted runs) and the base (model length; ROUGE-W:
-    the sum of the sentences' weighted lengths), clipping by the unigram counts left."""
+    the sum of the sentences' weighted lengths), clipping by the unigram counts left.
+    ``masks``: the units' hit masks end to end, from the C kernel (None: computed here)."""
     hit = 0 if weight is None else 0.0
     base = 0 if weight is None else 0.0
+    at = 0
     for mt in model_units:
         m = len(mt)
-        mask = [0] * m
         base += m if weight is None else float(m) ** weight
-        for pt in peer_units:
-            if weight is None:
-                lcs_mask(mt, pt, mask)
-            else:
-                wlcs_mask(mt, pt, mask, weight)
+        if masks is not None:
+            mask = masks[at:at + m]
+            at += m
+        else:
+            mask = [0] * m
+            for pt in peer_units:
+                if weight is None:
+                    lcs_mask(mt, pt, mask)
+                else:
+                    wlcs_mask(mt, pt, mask, weight)
         run = 0
         for j in range(m):
             if mask[j] != 1:
