@@ -35,15 +35,24 @@ def drand48_first(seed: int, count: int) -> List[float]:
 
 
 def resample_indices(first: int, stop: int, n: int) -> np.ndarray:
-    """[stop - first, n] int64: ``int(rand(n))`` drawn n times after ``srand(i)`` for each i in
-    ``range(first, stop)``."""
+    """[n, stop - first] int64 (draw k, resample i): ``int(rand(n))`` drawn n times after
+    ``srand(i)`` for each i in ``range(first, stop)``."""
+    key = (first, stop, n)
+    got = _INDEX_CACHE.get(key)
+    if got is not None:
+        return got
     x = (np.arange(first, stop, dtype=np.uint64) << np.uint64(16)) + np.uint64(0x330E)
-    out = np.empty((stop - first, n), dtype=np.int64)
+    out = np.empty((n, stop - first), dtype=np.int64)
     fn = float(n)
     for k in range(n):
         x = (x * _A + _C) & _MASK          # uint64 wraps mod 2**64; 2**48 divides it
-        out[:, k] = (fn * (x.astype(np.float64) * _SCALE)).astype(np.int64)
+        out[k] = (fn * (x.astype(np.float64) * _SCALE)).astype(np.int64)
+    _INDEX_CACHE.clear()                   # one run's draws (every metric pass reuses them)
+    _INDEX_CACHE[key] = out
     return out
+
+
+_INDEX_CACHE: dict = {}
 
 
 def _ranked_stats(values: np.ndarray, conf: float, resamples: int) -> tuple:
@@ -78,7 +87,11 @@ def averages(rows: Sequence[Sequence[float]], resamples: int, conf: float, token
             stop = min(resamples, first + step)
             idx = resample_indices(first, stop, n)
             for c in range(3):
-                samples[first:stop, c] = np.cumsum(vals[idx, c], axis=1)[:, -1]
+                drawn = vals[:, c][idx]
+                acc = drawn[0].copy()
+                for row in drawn[1:]:      # the draws added in order, as the script (no pairwise sum)
+                    acc += row
+                samples[first:stop, c] = acc
         if not token_level:
             samples /= n
         else:

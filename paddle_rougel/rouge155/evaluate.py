@@ -134,6 +134,11 @@ class Evaluator:
             return keys.tobytes(), count
         return self._cached((path, fmt, kind, n, o.skip, o.unigrams, self.o.stem_now), make)
 
+    def unigrams(self, path, fmt):
+        """(Counter of ``readText``'s tokens, their number): the clipping counts (cached: copy
+        before changing)."""
+        return self._cached((path, fmt, "u1", self.o.stem_now), lambda: ngram_counts(self.text_tokens(path, fmt), 1))
+
     def _units_and_ids(self, path, fmt):
         return self.unit_tokens(path, fmt), (self.unit_ids(path, fmt) if _C is not None else None)
 
@@ -198,7 +203,7 @@ class Evaluator:
         w = o.weight
         peer_units = self.unit_tokens(peer, fmt)
         peer_ids = self.unit_ids(peer, fmt) if _C is not None else None
-        peer_1, peer_cn = ngram_counts(self.text_tokens(peer, fmt), 1)
+        peer_1, peer_cn = self.unigrams(peer, fmt)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
@@ -206,7 +211,7 @@ class Evaluator:
                 model_units, model_ids = self._units_and_ids(mp, fmt)
             else:
                 model_units, model_ids = self._model_pass(self._units_and_ids, mp, fmt)
-            model_1, _ = ngram_counts(self._model_pass(self.text_tokens, mp, fmt), 1)
+            model_1 = dict(self._model_pass(self.unigrams, mp, fmt)[0])
             peer_left = dict(peer_1)
             masks = None
             if _C is not None:
