@@ -64,16 +64,17 @@ class RougeWSettings(RougeLSettings):
 
 
 def wlcs_counts(cands: Sequence, ref_lists: Sequence, weight: float):
-    """(hits, |cand|**W, (|ref|**W)**W per pair, references per instance)."""
-    hits, cs, rs, rc = [], [], [], []
+    """(hits, |cand|**W, (|ref|**W)**W per pair, references per instance, |ref|**W per pair)."""
+    hits, cs, rs, rc, base = [], [], [], [], []
     for cand, refs in zip(cands, ref_lists):
         rc.append(len(refs))
         for ref in refs:
             hits.append(weighted_hits(tuple(ref), tuple(cand), weight))
             cs.append(float(len(cand)) ** weight)
-            rs.append((float(len(ref)) ** weight) ** weight)
+            base.append(float(len(ref)) ** weight)
+            rs.append(base[-1] ** weight)
     as_f = lambda x: np.asarray(x, dtype=np.float64)  # noqa: E731
-    return as_f(hits), as_f(cs), as_f(rs), np.asarray(rc, dtype=np.int64)
+    return as_f(hits), as_f(cs), as_f(rs), np.asarray(rc, dtype=np.int64), as_f(base)
 
 
 def _root(num, den, weight):
@@ -91,7 +92,7 @@ class RougeWAccumulator(TextPrfAccumulator):
     def _score(self, batch: Batch):
         st = self.settings
         batch = split_words(batch)
-        hits, cs, rs, rc = wlcs_counts(batch.cands, batch.ref_lists, st.weight)
+        hits, cs, rs, rc, base = wlcs_counts(batch.cands, batch.ref_lists, st.weight)
         offsets = np.concatenate([[0], np.cumsum(rc)]).astype(np.int64)
         if st.multi_ref == "pooled" and len(hits) != len(rc):
             h, c, r = (np.add.reduceat(x, offsets[:-1]) for x in (hits, cs, rs))
@@ -100,7 +101,7 @@ class RougeWAccumulator(TextPrfAccumulator):
         elif st.multi_ref == "best_recall" and len(hits) != len(rc):
             # the script's -f B ranks the references by (hit / |ref|**W) ** (1/W), its wlcs score
             # (the base weighted once), and keeps the first best; it reports the figures above
-            key = _root(hits, rs ** (1 / st.weight), st.weight)
+            key = _root(hits, base, st.weight)
             pick = np.array([a + int(np.argmax(key[a:b])) for a, b in zip(offsets[:-1], offsets[1:])],
                             dtype=np.int64)
             p, rr = _root(hits[pick], cs[pick], st.weight), _root(hits[pick], rs[pick], st.weight)
@@ -149,7 +150,7 @@ def rouge_w(hypotheses: Sequence, references: Sequence, weight: float = 1.2, alp
     settings = RougeWSettings(weight=weight, text=TextSettings(tokenize, normalize, lowercase, stem))
     acc = RougeWAccumulator(settings)
     batch = split_words(pairs_batch(hypotheses, references, acc.tokenizer, acc.hint))
-    hits, cs, rs, _ = wlcs_counts(batch.cands, batch.ref_lists, settings.weight)
+    hits, cs, rs, _, _ = wlcs_counts(batch.cands, batch.ref_lists, settings.weight)
     p, r = _root(hits, cs, settings.weight), _root(hits, rs, settings.weight)
     return Score(p, r, scoring.f_measure(p, r, w))
 

@@ -121,18 +121,22 @@ class Evaluator:
             if kind == "S":
                 if _C is None:
                     return skip_bigram_counts(toks, o.skip, o.unigrams)
-                keys = _C.skip_keys(self._ids(toks).tobytes(), int(o.skip), bool(o.unigrams))
+                keys = _C.skip_keys(self.text_ids(path, fmt), int(o.skip), bool(o.unigrams))
                 return keys, len(keys) // 8
             bits = 63 // n
             if _C is None or len(self._vocab) + len(toks) >= (1 << bits) - 1:
                 return ngram_counts(toks, n)
-            ids = np.frombuffer(self._ids(toks).tobytes(), dtype=np.int32).astype(np.int64) + 1
+            ids = np.frombuffer(self.text_ids(path, fmt), dtype=np.int32).astype(np.int64) + 1
             count = max(0, len(ids) - n + 1)
             keys = np.zeros(count, dtype=np.int64)
             for i in range(n):
                 keys = (keys << bits) | ids[i:i + count]
             return keys.tobytes(), count
         return self._cached((path, fmt, kind, n, o.skip, o.unigrams, self.o.stem_now), make)
+
+    def text_ids(self, path, fmt) -> bytes:
+        """int32 ids of ``readText``'s tokens (cached)."""
+        return self._cached((path, fmt, "tid", self.o.stem_now), lambda: self._ids(self.text_tokens(path, fmt)).tobytes())
 
     def unigrams(self, path, fmt):
         """(Counter of ``readText``'s tokens, their number): the clipping counts (cached: copy

@@ -146,8 +146,17 @@ def tokens(text: Optional[str], stopwords: Dict[str, int], stemmer: Optional[Dic
     if text is None:
         return []
     out = []
+    memo = _MEMO.setdefault(id(stemmer), ({}, stemmer))[0] if stemmer is not None else None
     for t in perl_split(text):
         if t in stopwords or not _KEEP.match(t):
             continue
-        out.append(stem_token(t, stemmer) if stemmer is not None else t)
+        if memo is not None:
+            s = memo.get(t)
+            if s is None:
+                s = memo[t] = stem_token(t, stemmer)
+            t = s
+        out.append(t)
     return out
+
+
+_MEMO: dict = {}   # id(table) -> (token -> stem, the table kept alive so its id stays its own)
