@@ -135,10 +135,54 @@ static PyObject *r155_skip_keys(PyObject *self, PyObject *args)
         for (j = i + 1; j <= stop; j++) *k++ = hi | ((int64_t)t[j] + 1);
     }
     PyBuffer_Release(&bi);
+    qsort(PyBytes_AS_STRING(out), count, 8, cmp_i64);   /* sorted: clip_sorted merges them */
     return out;
 }
 
+/* ngram_keys(ids int32, n, bits) -> bytes of the sorted int64 keys of the n-grams: the ids + 1
+ * packed bits apart (the caller checks that they fit). */
+static PyObject *r155_ngram_keys(PyObject *self, PyObject *args)
+{
+    Py_buffer bi;
+    int n, bits;
+    if (!PyArg_ParseTuple(args, "y*ii", &bi, &n, &bits)) return NULL;
+    const int32_t *t = (const int32_t *)bi.buf;
+    Py_ssize_t len = bi.len / 4, count = len - n + 1, i;
+    int k;
+    if (count < 0) count = 0;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 8 * count);
+    if (!out) { PyBuffer_Release(&bi); return NULL; }
+    int64_t *key = (int64_t *)PyBytes_AS_STRING(out);
+    for (i = 0; i < count; i++) {
+        int64_t v = 0;
+        for (k = 0; k < n; k++) v = (v << bits) | ((int64_t)t[i + k] + 1);
+        key[i] = v;
+    }
+    PyBuffer_Release(&bi);
+    qsort(key, count, 8, cmp_i64);
+    return out;
+}
+
+/* clip_sorted(A, B): clip() of two already sorted key arrays (no copy, no sort). */
+static PyObject *r155_clip_sorted(PyObject *self, PyObject *args)
+{
+    Py_buffer ba, bb;
+    if (!PyArg_ParseTuple(args, "y*y*", &ba, &bb)) return NULL;
+    const int64_t *a = (const int64_t *)ba.buf, *b = (const int64_t *)bb.buf;
+    Py_ssize_t na = ba.len / 8, nb = bb.len / 8, i = 0, j = 0;
+    long long hits = 0;
+    while (i < na && j < nb) {
+        if (a[i] < b[j]) i++;
+        else if (a[i] > b[j]) j++;
+        else { hits++; i++; j++; }
+    }
+    PyBuffer_Release(&ba); PyBuffer_Release(&bb);
+    return PyLong_FromLongLong(hits);
+}
+
 static PyMethodDef methods[] = {
+    {"ngram_keys", r155_ngram_keys, METH_VARARGS, "sorted int64 keys of the n-grams of int32 token ids"},
+    {"clip_sorted", r155_clip_sorted, METH_VARARGS, "clipped overlap of two sorted int64 key arrays"},
     {"masks", r155_masks, METH_VARARGS, "LCS (weight <= 0) or weighted-LCS hit masks of model units"},
     {"clip", r155_clip, METH_VARARGS, "clipped overlap of two int64 key arrays"},
     {"skip_keys", r155_skip_keys, METH_VARARGS, "skip-bigram (and unigram) keys of int32 token ids"},

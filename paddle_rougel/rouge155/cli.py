@@ -61,6 +61,7 @@ class Run:
         t = None if t is None else perl_num(t)
         self.avg = t if t in (1, 2) else None
         self.known_missing = set()
+        self.seen = set()   # model files found (the script checks each again; they do not go away)
 
     def write(self, s: str) -> None:
         try:
@@ -84,8 +85,9 @@ class Run:
             models = []
             for mid in rec.get("MIDList", []):
                 mp = rec["Ms"].get(mid, "") if z else f"{root}/{rec['Ms'].get(mid, '')}"
-                if not os.path.exists(mp):
+                if mp not in self.seen and not os.path.exists(mp):
                     raise ScriptError(f"Cannot find model summary: {mp}\n")
+                self.seen.add(mp)
                 models.append(mp)
             res = metric(peer_path, models, rec.get("IF"))
             row = [res[2], res[4], res[5]] if self.avg is None else [res[0], res[3], res[1]]

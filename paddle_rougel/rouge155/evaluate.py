@@ -13,8 +13,6 @@ from typing import Dict, List, Optional
 
 from array import array
 
-import numpy as np
-
 from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
 
@@ -126,12 +124,8 @@ class Evaluator:
             bits = 63 // n
             if _C is None or len(self._vocab) + len(toks) >= (1 << bits) - 1:
                 return ngram_counts(toks, n)
-            ids = np.frombuffer(self.text_ids(path, fmt), dtype=np.int32).astype(np.int64) + 1
-            count = max(0, len(ids) - n + 1)
-            keys = np.zeros(count, dtype=np.int64)
-            for i in range(n):
-                keys = (keys << bits) | ids[i:i + count]
-            return keys.tobytes(), count
+            keys = _C.ngram_keys(self.text_ids(path, fmt), n, bits)
+            return keys, len(keys) // 8
         return self._cached((path, fmt, kind, n, o.skip, o.unigrams, self.o.stem_now), make)
 
     def text_ids(self, path, fmt) -> bytes:
@@ -182,7 +176,7 @@ class Evaluator:
             mg, mc = (self._model_pass(self.gram_keys, mp, fmt, kind, n) if model_stem
                       else self.gram_keys(mp, fmt, kind, n))
             if isinstance(mg, bytes) and isinstance(pg, bytes):
-                hit = _C.clip(mg, pg)
+                hit = _C.clip_sorted(mg, pg)   # the keys are made sorted
             else:
                 hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
             score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
