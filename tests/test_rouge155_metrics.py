@@ -80,3 +80,36 @@ def test_registry_metrics_match_the_script(setup, mode, stem, monkeypatch):
             if float("%.5f" % ours[0]) != r or float("%.5f" % ours[1]) != p or abs(ours[2] - f) > 1.5e-5:
                 bad.append((tag, i, cases[i], (r, p, f), ours))
     assert not bad, bad[:5]
+
+
+def test_state_merge_and_cli_types(tmp_path):
+    """rougeW / rougeSU4 keep ROUGE-L's state: a merge of two halves is the whole, a state dict
+    loads back, and the command line takes the types (--rouge-types, --stem rouge155)."""
+    import json
+    import subprocess
+    import sys
+
+    from paddle_rougel import RougeSU, RougeW
+
+    data = [("the cat sat on the mat", ["a cat sat on a mat"]),
+            ("police killed the gunman", ["police kill the gunman", "the gunman was shot"])]
+    for cls in (RougeW, RougeSU):
+        a, b, whole = cls(), cls(), cls()
+        a.add_inst(*data[0])
+        b.add_inst(*data[1])
+        for d in data:
+            whole.add_inst(*d)
+        a.merge(b)
+        assert a.score() == whole.score()
+        back = cls()
+        back.load_state_dict(whole.state_dict())
+        assert back.score() == whole.score()
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("the children went home\n")
+    ref.write_text("a child goes home\n")
+    out = subprocess.run([sys.executable, "-m", "paddle_rougel", "score", "--hyp", str(hyp), "--ref", str(ref),
+                          "--rouge-types", "rouge1,rougeW,rougeSU4", "--config", "rouge155", "--stem", "rouge155"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["ROUGE-1"] == 75.0 and got["ROUGE-SU4"] == 55.56      # children/went: child/go (WordNet)

@@ -173,5 +173,5 @@ class RougeSU(RougeS):
 SPEC_SU = MetricSpec(
     name="RougeSU", key="rougeSU{skip_name}", label="ROUGE-SU{skip_name}", state_key="rouge_su{skip_name}",
     type_pattern=r"rougeSU(?P<skip>[0-9]{1,3})", settings=RougeSSettings, accumulator=RougeSUAccumulator,
-    paddle_class=RougeSU, functional=rouge_s, from_options=_from_options(True),
+    paddle_class=RougeSU, functional=None, from_options=_from_options(True),  # rouge_s(unigrams=True)
     doc="skip-bigram and unigram overlap, ROUGE-1.5.5 -2 N -U (rougeSU4, ...)")
