@@ -32,9 +32,7 @@ _UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz
 _SEE = (re.compile(r'<a size="[0-9]+" name="[0-9]+">\[([0-9]+)\]</a>\s+<a href="#[0-9]+" id=[0-9]+>([^<]+)', re.A),
         re.compile(r'<a name="[0-9]+">\[([0-9]+)\]</a>\s+<a href="#[0-9]+" id=[0-9]+>([^<]+)', re.A))
 _ISI = re.compile(r'<S SNTNO="[0-9a-z,]+">([^<]+)</S>', re.A)
-_NON_WORD = re.compile(r"[^A-Za-z0-9\-]")
-_SPACES = re.compile(r"\s+", re.A)
-_KEEP = re.compile(r"[a-z0-9$]")
+_KEEP_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789$")   # /^[a-z0-9\$]/
 
 
 def _lines(data: str) -> List[str]:
@@ -75,9 +73,13 @@ def read_sentences(path: str, fmt: Optional[str]) -> List[str]:
     return out
 
 
+_BLANK = {c: " " for c in range(256) if not (chr(c).isascii() and (chr(c).isalnum() or chr(c) == "-"))}
+
+
 def normalize(text: str) -> str:
-    text = _NON_WORD.sub(" ", text.replace("-", " - "))
-    return _SPACES.sub(" ", text.strip(" \t\n\r\f\v"))
+    """``s/-/ - /g; s/[^A-Za-z0-9-]/ /g``, trimmed, runs of spaces one (a latin-1 str: a byte a
+    character; after the first two steps the only whitespace left is the space)."""
+    return " ".join(text.replace("-", " - ").translate(_BLANK).split())
 
 
 def _head(words: List[str], k: int) -> str:
@@ -147,8 +149,8 @@ def tokens(text: Optional[str], stopwords: Dict[str, int], stemmer: Optional[Dic
         return []
     out = []
     memo = _MEMO.setdefault(id(stemmer), ({}, stemmer))[0] if stemmer is not None else None
-    for t in perl_split(text):
-        if t in stopwords or not _KEEP.match(t):
+    for t in text.split(" ") if text else ():   # normalized: single spaces, none at the ends
+        if t in stopwords or t[0] not in _KEEP_CHARS:
             continue
         if memo is not None:
             s = memo.get(t)
