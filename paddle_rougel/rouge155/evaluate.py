@@ -145,7 +145,13 @@ class Evaluator:
         key = (path, fmt, "text", self.o.stem_now)
         got = self._tok_cache.get(key)
         if got is None:
-            got = self._tok_cache[key] = self._toks(self._text(path, fmt))
+            if self.o.length_limit == 0 and self.o.byte_limit == 0:
+                # no limit: the text is the sentences joined by spaces, normalized byte by byte,
+                # so its tokens are the units' tokens end to end (tokenized once)
+                got = [t for unit in self.unit_tokens(path, fmt) for t in unit]
+            else:
+                got = self._toks(self._text(path, fmt))
+            self._tok_cache[key] = got
         return got
 
     def unit_tokens(self, path, fmt) -> List[List[str]]:
