@@ -41,7 +41,8 @@ METRICS: Dict[str, MetricSpec] = {s.name: s for s in (rouge_n.SPEC, rouge_l.SPEC
 OPTIONS = {o.key: o for o in SHARED_OPTIONS + tuple(o for s in METRICS.values() for o in s.options)}
 
 # the ROUGE types by name (ROUGE-N: rouge1, rouge2, ... any n)
-ROUGE_TYPES = tuple(s.key.replace("{n}", "N") for s in METRICS.values() if s.key is not None)
+ROUGE_TYPES = tuple(s.key.replace("{n}", "N").replace("{skip_name}", "N") for s in METRICS.values()
+                    if s.key is not None)
 
 
 def _bind() -> None:
@@ -67,7 +68,7 @@ def resolve_type(name: Any) -> Tuple[MetricSpec, Dict[str, int]]:
     known = ", ".join(("rouge1", "rouge2", "rougeL", "rougeLsum"))
     shown = name if isinstance(name, str) else type(name).__name__
     raise SettingsError(f"unknown ROUGE type {shown!r}{suggest(str(name), ('rouge1', 'rouge2', 'rougeL', 'rougeLsum'))}"
-                        f" (known: {known}, rougeN for any n >= 1)")
+                        f" (known: {known}, rougeN for any n >= 1, rougeW, rougeSN / rougeSUN: rougeS4, rougeSU4)")
 
 
 def rouge_types(names: Any) -> list:
