@@ -134,7 +134,7 @@ VOCAB = ("the a of children went mice data agreement agreements argument environ
          "caf\xe9 na\xefve \xfcber stra\xdfe x y z i me its it's 2004 ROUGE-1.5.5 e-mail").split()
 
 
-def _word(rng) -> str:
+def random_word(rng) -> str:
     w = rng.choice(VOCAB)
     r = rng.random()
     if r < 0.1:
@@ -155,10 +155,10 @@ def _sentence(rng) -> str:
     if r < 0.03:
         return ""
     if r < 0.05:
-        return "  " + " ".join(_word(rng) for _ in range(3))
+        return "  " + " ".join(random_word(rng) for _ in range(3))
     if r < 0.07:
         return "-- !!"
-    return " ".join(_word(rng) for _ in range(rng.randrange(1, 14)))
+    return " ".join(random_word(rng) for _ in range(rng.randrange(1, 14)))
 
 
 def _see(lines: list) -> list:
@@ -188,7 +188,7 @@ def write_cases(root: str, n: int, seed: int, empty_model: bool = False) -> str:
             put(f"p{i}_{p}", [_sentence(rng) for _ in range(rng.randrange(1, 5))], see)
             ptags += f'<P ID="{p}">p{i}_{p}</P>'
         for j in range(rng.randrange(1, 5)):
-            lines = ["cat " + _word(rng)] + [_sentence(rng) for _ in range(rng.randrange(0, 4))]
+            lines = ["cat " + random_word(rng)] + [_sentence(rng) for _ in range(rng.randrange(0, 4))]
             put(f"m{i}_{j}", [] if (empty_model and i == j == 0) else lines, see)
             mtags += f'<M ID="{chr(65 + j)}">m{i}_{j}</M>'
         evals.append(f'<EVAL ID="{i + 1}">\n<PEER-ROOT>{root}/s</PEER-ROOT>\n<MODEL-ROOT>{root}/s'

@@ -24,8 +24,8 @@ def _cases(n: int, seed: int):
     rng = random.Random(seed)
     out = []
     for _ in range(n):
-        cand = " ".join(oracle._word(rng) for _ in range(rng.randrange(1, 16)))
-        refs = ["cat " + " ".join(oracle._word(rng) for _ in range(rng.randrange(0, 16)))
+        cand = " ".join(oracle.random_word(rng) for _ in range(rng.randrange(1, 16)))
+        refs = ["cat " + " ".join(oracle.random_word(rng) for _ in range(rng.randrange(0, 16)))
                 for _ in range(rng.randrange(1, 5))]
         out.append((cand, refs))
     return out
