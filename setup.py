@@ -85,7 +85,13 @@ else:
             extra_compile_args=["-O3", "-std=gnu99", "-ffp-contract=off", "-falign-functions=64",
                                 "-falign-loops=64"],
             extra_link_args=["-lpthread"],
-        )
+        ),
+        Extension(  # ROUGE-1.5.5's LCS / weighted-LCS masks and clipped counts (rouge155/)
+            "paddle_rougel._r155",
+            sources=["paddle_rougel/rouge155/_r155.c"],
+            extra_compile_args=["-O3", "-std=gnu99", "-ffp-contract=off"],
+            libraries=["m"],
+        ),
     ]
 
 setup(

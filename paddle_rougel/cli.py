@@ -494,6 +494,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import cli_report  # explain, report (cli_report.py)
     cli_report.add_parsers(sub)
+    # rouge155 takes ROUGE-1.5.5.pl's own flags: main() hands its arguments over before argparse
+    sub.add_parser("rouge155", add_help=False,
+                   help="ROUGE-1.5.5.pl's command line, its output byte for byte (rouge155/cli.py)")
     return ap
 
 
@@ -541,6 +544,10 @@ def _run(args) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 error, 128 + N on signal N)."""
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:1] == ["rouge155"]:  # the Perl script's flags (Getopt::Std), not argparse's
+        from .rouge155.cli import main as rouge155_main
+        return rouge155_main(raw[1:])
     parser = build_parser()
     try:
         try:

@@ -208,6 +208,16 @@ def _bool(text: str) -> bool:
     raise ValueError(f"expected yes/no, got {text!r}")
 
 
+def _stem(text: str):
+    """``--stem``: yes/no (rouge-score's Porter), or a stemmer name (rouge155, rouge155_nowordnet)."""
+    if str(text) in ("rouge155", "rouge155_nowordnet"):
+        return str(text)
+    try:
+        return _bool(text)
+    except ValueError:
+        raise ValueError(f"expected yes/no, rouge155 or rouge155_nowordnet, got {text!r}") from None
+
+
 ROUGE_OPTIONS = (
     Option("gamma", ("--gamma",), float, "F = (1+g^2)PR / (R+g^2 P) (default 1.2)"),
     Option("alpha", ("--alpha",), float,
@@ -224,7 +234,8 @@ TEXT_OPTIONS = (
     Option("normalize", ("--normalize",), str,
            "nows: drop every whitespace character (default with char tokens); none", ("none", "nows")),
     Option("lowercase", ("--lowercase",), _bool, "lowercase before tokenizing (yes/no)"),
-    Option("stem", ("--stem",), _bool, "rouge-score's Porter stemming (with --tokenize rouge_score)"),
+    Option("stem", ("--stem",), _stem, "rouge-score's Porter stemming (yes/no), or rouge155 / rouge155_nowordnet: "
+           "ROUGE-1.5.5's -m (with --tokenize rouge_score)"),
 )
 SHARED_OPTIONS = ROUGE_OPTIONS + TEXT_OPTIONS  # every metric's own are in its module (its SPEC)
 

@@ -265,6 +265,20 @@ def _rouge_chinese():
     return tok
 
 
+STEMMERS = (False, True, "rouge155", "rouge155_nowordnet")
+
+
+def _stemmer(stem):
+    """The stemmer of a ``stem`` setting: True is rouge-score's (NLTK Porter), ``"rouge155"``
+    ROUGE-1.5.5's ``-m`` (WordNet exceptions, then its Porter), ``"rouge155_nowordnet"`` the
+    same with the empty exception DB (:mod:`paddle_rougel.rouge155.stem`)."""
+    if stem is True:
+        return _porter()
+    from .rouge155.stem import MorphStemmer
+
+    return MorphStemmer.named(stem)
+
+
 def _porter():
     try:
         from nltk.stem import porter
@@ -287,7 +301,7 @@ class TextSettings:
     tokenize: Union[str, Callable] = "char"
     normalize: str = "none"
     lowercase: Optional[bool] = None   # None: True for rouge_score (it always lowercases), else False
-    stem: bool = False
+    stem: Union[bool, str] = False   # STEMMERS: True (rouge-score's), "rouge155", "rouge155_nowordnet"
 
     def __post_init__(self):
         tok = self.tokenize
@@ -320,10 +334,12 @@ class TextSettings:
             raise ValueError("tokenize='rouge_score' always lowercases (as rouge-score): "
                              "leave lowercase at its default")
         object.__setattr__(self, "lowercase", lc)
-        if not isinstance(self.stem, bool):
-            raise TypeError(f"stem must be a bool, got {type(self.stem).__name__}")
+        if not isinstance(self.stem, (bool, str)):
+            raise TypeError(f"stem must be a bool or a stemmer name, got {type(self.stem).__name__}")
+        if self.stem not in STEMMERS:
+            raise ValueError(f"stem must be one of {', '.join(map(repr, STEMMERS))}, got {self.stem!r}")
         if self.stem and tok != "rouge_score":
-            raise ValueError("stem=True is rouge-score's Porter stemming: it needs tokenize='rouge_score'")
+            raise ValueError(f"stem={self.stem!r} stems rouge-score's words: it needs tokenize='rouge_score'")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TextSettings) and self.config() == other.config()
@@ -379,7 +395,7 @@ class TextSettings:
         elif tok == "rouge_chinese":
             base = _rouge_chinese()
         else:
-            base = _rouge_score(_porter() if self.stem else None)
+            base = _rouge_score(_stemmer(self.stem) if self.stem else None)
         steps = []
         if lc and tok != "rouge_score":  # rouge_score lowercases itself
             steps.append(str.lower)
@@ -401,6 +417,8 @@ class TextSettings:
     def tok_name(self) -> str:
         if self._custom is not None:
             return "custom:" + self._custom[0]
+        if isinstance(self.stem, str):
+            return f"{self.tokenize}+stem:{self.stem}"
         return self.tokenize + ("+stem" if self.stem else "")
 
     def signature(self) -> str:
@@ -408,5 +426,5 @@ class TextSettings:
 
     def config(self) -> dict:
         """JSON identity (a callable is known by its name: see the class doc)."""
-        return {"tokenize": self.tok_name().replace("+stem", ""),
+        return {"tokenize": self.tok_name().split("+stem")[0],
                 "normalize": self.normalize, "lowercase": self.lowercase, "stem": self.stem}

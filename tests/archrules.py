@@ -23,6 +23,8 @@ from collections import defaultdict
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PKG = ROOT / "paddle_rougel"
 NAME = "paddle_rougel"
+EXTENSIONS = frozenset(re.findall(r'Extension\(\s*(?:#[^\n]*\n\s*)?"paddle_rougel\.(\w+)"',
+                                  (ROOT / "setup.py").read_text(encoding="utf-8")))
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 80
 
@@ -73,11 +75,15 @@ def _closest_module(name: str, mods: dict) -> str | None:
     return name or None
 
 
-def imports(mods: dict | None = None):
-    """(edges, private): edges[mod] = {imported module, ...}; private = [(mod, line, text)]."""
+def imports(mods: dict | None = None, extension_users: dict | None = None):
+    """(edges, private): edges[mod] = {imported module, ...}; private = [(mod, line, text)].
+    A C extension (setup.py's ``Extension("paddle_rougel.X")``) is no package module: who
+    imports one goes into ``extension_users`` (extension -> {module, ...}), not into the edges."""
     mods = mods or modules()
     edges: dict[str, set] = defaultdict(set)
     private: list[tuple[str, int, str]] = []
+    if extension_users is None:
+        extension_users = {}
     for mod, path in mods.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         skip = _type_checking_lines(tree)
@@ -96,8 +102,14 @@ def imports(mods: dict | None = None):
                 base = _resolve(mod, mods, node.level, node.module)
                 if base.split(".")[0] != NAME:
                     continue
+                if base.rpartition(".")[2] in EXTENSIONS and base.count(".") == 1:
+                    extension_users.setdefault(base.rpartition(".")[2], set()).add(mod)
+                    continue
                 for a in node.names:
                     sub = f"{base}.{a.name}"
+                    if base == NAME and a.name in EXTENSIONS:
+                        extension_users.setdefault(a.name, set()).add(mod)
+                        continue
                     if sub in mods:  # `from . import engine`: the submodule itself
                         if sub != mod:
                             edges[mod].add(sub)
@@ -233,13 +245,15 @@ def long_functions() -> dict[str, int]:
 
 
 def dynamic_imports() -> dict[str, list[str]]:
-    """Modules using importlib or a module-level __getattr__ -> which of the two."""
+    """Modules importing by name at run time (``importlib.import_module``, ``__import__``) or with
+    a module-level ``__getattr__`` -> which of the two (``importlib.resources`` / ``find_spec`` are no imports)."""
     out: dict[str, list[str]] = {}
     for mod, path in modules().items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         uses = []
-        if any(isinstance(n, (ast.Import, ast.ImportFrom)) and "importlib" in ast.dump(n) for n in ast.walk(tree)):
-            uses.append("importlib")
+        if any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None))
+               in ("import_module", "__import__") for n in ast.walk(tree)):
+            uses.append("importlib")  # a dynamic import (importlib.import_module, __import__)
         if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body):
             uses.append("__getattr__")
         if uses:
@@ -248,8 +262,10 @@ def dynamic_imports() -> dict[str, list[str]]:
 
 
 def measure() -> dict:
-    edges, private = imports()
+    users: dict = {}
+    edges, private = imports(extension_users=users)
     return {
+        "extension_users": {e: sorted(m) for e, m in sorted(users.items())},
         "cycles": cycles(edges),
         "private": sorted({f"{m}: {t}" for m, _, t in private}),
         "long_files": long_files(),
@@ -267,3 +283,4 @@ if __name__ == "__main__":
     print("files over", MAX_FILE_LINES, "lines:", m["long_files"])
     print("functions over", MAX_FUNCTION_LINES, "lines:", m["long_functions"])
     print("importlib / module __getattr__:", m["dynamic_imports"])
+    print("C extensions imported by:", m["extension_users"])

@@ -6,6 +6,8 @@ metric                 module                 Python      ROUGE type    state ke
 ROUGE-N                ``rouge_n``            RougeN      rouge1, ..    rouge_1, ..  ROUGE-1, ..
 ROUGE-L                ``rouge_l``            RougeL      rougeL        rouge_l      ROUGE-L
 ROUGE-Lsum             ``rouge_lsum``         RougeLsum   rougeLsum     rouge_lsum   ROUGE-Lsum
+ROUGE-W                ``rouge_w``            RougeW      rougeW        rouge_w      ROUGE-W
+ROUGE-S / ROUGE-SU     ``rouge_s``            RougeS(U)   rougeS4, ..   rouge_s4, .. ROUGE-S4, ..
 DuReader ROUGE-L       ``dureader_rouge_l``   RougeLFor.. (dureader)    rouge_l      ROUGE-L
 DuReader BLEU-4        ``bleu``               BLEUFor..   (dureader)    bleu         BLEU-4
 =====================  =====================  ==========  ============  ===========  ===============
@@ -16,7 +18,7 @@ metric (ROUGE-W, say) is a module ``paddle_rougel/metrics/rouge_w.py`` holding i
 accumulator, Paddle class, functional call and ``SPEC``, and one line below.
 
 >>> sorted(METRICS)
-['BLEUForDuReader', 'RougeL', 'RougeLForDuReader', 'RougeLsum', 'RougeN']
+['BLEUForDuReader', 'RougeL', 'RougeLForDuReader', 'RougeLsum', 'RougeN', 'RougeS', 'RougeSU', 'RougeW']
 >>> spec, params = resolve_type("rouge2")
 >>> spec.name, params
 ('RougeN', {'n': 2})
@@ -26,19 +28,21 @@ from __future__ import annotations
 from typing import Any, Dict, Tuple
 
 from ..settings import SHARED_OPTIONS, SettingsError, suggest
-from . import bleu, dureader_rouge_l, rouge_l, rouge_lsum, rouge_n
+from . import bleu, dureader_rouge_l, rouge_l, rouge_lsum, rouge_n, rouge_s, rouge_w
 from .spec import MetricSpec
 
 __all__ = ["METRICS", "OPTIONS", "ROUGE_TYPES", "MetricSpec", "resolve_type", "rouge_types", "spec_of"]
 
-METRICS: Dict[str, MetricSpec] = {m.SPEC.name: m.SPEC for m in (rouge_n, rouge_l, rouge_lsum,
-                                                               dureader_rouge_l, bleu)}
+METRICS: Dict[str, MetricSpec] = {s.name: s for s in (rouge_n.SPEC, rouge_l.SPEC, rouge_lsum.SPEC,
+                                                       dureader_rouge_l.SPEC, bleu.SPEC, rouge_w.SPEC,
+                                                       rouge_s.SPEC, rouge_s.SPEC_SU)}
 
 # every command-line / config option: the shared ones, then each metric's own
 OPTIONS = {o.key: o for o in SHARED_OPTIONS + tuple(o for s in METRICS.values() for o in s.options)}
 
 # the ROUGE types by name (ROUGE-N: rouge1, rouge2, ... any n)
-ROUGE_TYPES = tuple(s.key.replace("{n}", "N") for s in METRICS.values() if s.key is not None)
+ROUGE_TYPES = tuple(s.key.replace("{n}", "N").replace("{skip_name}", "N") for s in METRICS.values()
+                    if s.key is not None)
 
 
 def _bind() -> None:
@@ -64,7 +68,7 @@ def resolve_type(name: Any) -> Tuple[MetricSpec, Dict[str, int]]:
     known = ", ".join(("rouge1", "rouge2", "rougeL", "rougeLsum"))
     shown = name if isinstance(name, str) else type(name).__name__
     raise SettingsError(f"unknown ROUGE type {shown!r}{suggest(str(name), ('rouge1', 'rouge2', 'rougeL', 'rougeLsum'))}"
-                        f" (known: {known}, rougeN for any n >= 1)")
+                        f" (known: {known}, rougeN for any n >= 1, rougeW, rougeSN / rougeSUN: rougeS4, rougeSU4)")
 
 
 def rouge_types(names: Any) -> list:

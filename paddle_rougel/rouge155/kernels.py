@@ -1,0 +1,107 @@
+"""The quadratic parts of ROUGE-1.5.5's ROUGE-L / ROUGE-W and its n-gram / skip-bigram counts.
+
+``lcs_mask`` and ``wlcs_mask`` mark, in a model (reference) sentence, the positions the
+script's DP backtrack puts on its LCS / weighted LCS with one peer sentence: the same DP
+(ties go up: ``c[i-1][j] >= c[i][j-1]``; a match always goes diagonal) and the same walk from
+the corner (``markLCS``).  The weighted DP adds ``(k+1)**w - k**w`` for the k-th consecutive
+match, in floating point in the script's order, so the tie-breaks are the script's.  The C
+engine has the same two loops (``_lcs.r155_masks``); these are the reference and fallback.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import List, Sequence
+
+__all__ = ["lcs_mask", "wlcs_mask", "ngram_counts", "skip_bigram_counts"]
+
+
+def _mark(mask: List[int], b: List[bytearray], i: int, j: int) -> None:
+    while i and j:
+        step = b[i][j]
+        if step == 1:
+            i -= 1
+            j -= 1
+            mask[i] = 1
+        elif step == 2:
+            i -= 1
+        else:
+            j -= 1
+
+
+def lcs_mask(model: Sequence, peer: Sequence, mask: List[int]) -> None:
+    """``lcs_inner``: set ``mask[i] = 1`` for the model positions on the script's LCS."""
+    m, n = len(model), len(peer)
+    if m == 0:
+        return
+    prev = [0] * (n + 1)
+    b = [bytearray(n + 1)]
+    for i in range(1, m + 1):
+        cur = [0] * (n + 1)
+        bi = bytearray(n + 1)
+        x = model[i - 1]
+        for j in range(1, n + 1):
+            if x == peer[j - 1]:
+                cur[j] = prev[j - 1] + 1
+                bi[j] = 1
+            elif prev[j] >= cur[j - 1]:
+                cur[j] = prev[j]
+                bi[j] = 2
+            else:
+                cur[j] = cur[j - 1]
+                bi[j] = 3
+        b.append(bi)
+        prev = cur
+    _mark(mask, b, m, n)
+
+
+def wlcs_mask(model: Sequence, peer: Sequence, mask: List[int], weight: float) -> None:
+    """``wlcs_inner``: the weighted LCS (``f(k) = k**weight``) with the script's backtrack."""
+    m, n = len(model), len(peer)
+    if m == 0:
+        return
+    prev = [0.0] * (n + 1)
+    prevl = [0] * (n + 1)
+    b = [bytearray(n + 1)]
+    for i in range(1, m + 1):
+        cur = [0.0] * (n + 1)
+        curl = [0] * (n + 1)
+        bi = bytearray(n + 1)
+        x = model[i - 1]
+        for j in range(1, n + 1):
+            if x == peer[j - 1]:
+                k = prevl[j - 1]
+                cur[j] = prev[j - 1] + float(k + 1) ** weight - float(k) ** weight
+                bi[j] = 1
+                curl[j] = k + 1
+            elif prev[j] >= cur[j - 1]:
+                cur[j] = prev[j]
+                bi[j] = 2
+            else:
+                cur[j] = cur[j - 1]
+                bi[j] = 3
+        b.append(bi)
+        prev, prevl = cur, curl
+    _mark(mask, b, m, n)
+
+
+def ngram_counts(toks: Sequence[str], n: int):
+    """``createNGram``: (Counter of the n-grams joined by spaces, their number)."""
+    grams = Counter(" ".join(toks[i:i + n]) for i in range(len(toks) - n + 1))
+    return grams, max(0, len(toks) - n + 1)
+
+
+def skip_bigram_counts(toks: Sequence[str], skip: int, unigrams: bool):
+    """``createSkipBigram``: skip-bigrams ``a b`` at most ``skip`` apart (any distance when
+    ``skip < 0``), and with ``unigrams`` (``-u``) each token's unigram except the last one's."""
+    g: Counter = Counter()
+    count = 0
+    last = len(toks) - 1
+    for i in range(last):
+        if unigrams:
+            g[toks[i]] += 1
+            count += 1
+        stop = last if skip < 0 else min(last, i + skip + 1)
+        for j in range(i + 1, stop + 1):
+            g[toks[i] + " " + toks[j]] += 1
+            count += 1
+    return g, count
