@@ -1,0 +1,193 @@
+"""Self-Instruct de-duplication in bounded memory, on the similarity join's candidate index.
+
+Item i is kept iff its best ROUGE-L F against the pool and the items kept before it is at
+most the threshold (Self-Instruct: ``if max(rouge_scores) > 0.7: continue``).  Items are
+read in blocks; each block's items are checked against three sources of candidates, all
+from the lossless bounds of :mod:`paddle_rougel.candidates` and verified by the LCS kernel:
+the pool's index, the index of the items kept in earlier blocks (dropped items never enter
+it), and the block itself (pairs j < i, resolved in order).  A dropped item's best F is
+exact (it is above the threshold, so the pair that gives it is a candidate); a kept item's
+best is at most the threshold, and ``best="exact"`` (the default) computes it exactly by a
+second pass over the kept items only, ``best="dropped"`` leaves it NaN (faster: the kept set
+is the same).
+
+>>> d = deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace")
+>>> d.kept.tolist(), d.best.round(4).tolist()
+([0, 2], [0.4, 0.8571, 0.5])
+"""
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from . import candidates as cand
+from . import engine, scoring
+from .join import BLOCK, check_memory, check_threshold, settings_of, token_texts, verify
+
+__all__ = ["deduplicate", "Dedup", "ITEMS_PER_BLOCK"]
+
+ITEMS_PER_BLOCK = 4096  # items resolved per block
+_EXACT_BYTES = 1 << 27  # the exact pass's LCS + F block: about 128 MiB
+
+
+class Dedup(NamedTuple):
+    """``kept``: indices of the items kept, in order (int64); ``best``: per item, its best F
+    against the pool and the items kept before it (float64; 0.0 with nothing to compare;
+    NaN for a kept item under ``best="dropped"``)."""
+
+    kept: np.ndarray
+    best: np.ndarray
+
+
+class _KeptIndex:
+    """The kept items' prefix entries as a few posting-list segments (merged as a binary
+    counter: O(log blocks) segments, each entry re-sorted O(log blocks) times)."""
+
+    def __init__(self, n_elems: int):
+        self.n_elems = n_elems
+        self.segs: List[tuple] = []  # (elems, recs, Index)
+
+    def add(self, elems: np.ndarray, recs: np.ndarray) -> None:
+        while self.segs and len(self.segs[-1][0]) <= 2 * len(elems):
+            e, r, _ = self.segs.pop()
+            elems, recs = np.concatenate([e, elems]), np.concatenate([r, recs])
+        if len(elems):
+            self.segs.append((elems, recs, cand.build_index(elems, recs, self.n_elems)))
+
+    def indexes(self):
+        return [s[2] for s in self.segs]
+
+
+def _pairs(index: cand.Index, le: np.ndarray, lown: np.ndarray, lt: cand.Encoded, rt: cand.Encoded,
+           t: float, a: float, earlier: bool):
+    """Yield the distinct feasible candidates (xs, ys) of the probe (earlier: ys < xs only)."""
+    nr = max(1, len(rt.lens))
+    for xs, ys in cand.probe(index, le, lown, BLOCK):
+        if earlier:
+            keep = ys < xs
+            xs, ys = xs[keep], ys[keep]
+        keep = cand.feasible(lt.lens[xs], rt.lens[ys], t, a)
+        key = np.unique(xs[keep] * nr + ys[keep])
+        if len(key):
+            yield key // nr, key % nr
+
+
+def _check(items, pool, threshold, alpha, gamma, best, text):
+    a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
+    t = check_threshold(threshold)
+    if best not in ("exact", "dropped"):
+        raise ValueError(f"best must be 'exact' or 'dropped', got {best!r}")
+    samples = list(items[:64]) if isinstance(items, (list, tuple)) else []
+    tok = settings_of(*text, samples)
+    it, pt = token_texts(items, "item", tok), token_texts(pool, "pool item", tok)
+    return a, t, it, pt
+
+
+def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
+                alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
+                normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
+                threads: Optional[int] = None, best: str = "exact") -> Dedup:
+    """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
+    items kept before it is at most ``threshold`` (drop it when above).
+
+    The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
+    F, what Self-Instruct uses) F is symmetric anyway.  ``gamma``: instead of alpha (as alpha
+    1 / (1 + gamma^2)).  Memory: the inputs, the kept items' index and one block, not the
+    N x (P + N) grid.  ``best``: ``"exact"`` every item's best F (as computed by
+    ``rouge_l_matrix``'s float64 operations; a second pass over the kept items, quadratic in
+    their number), ``"dropped"``: the dropped items' exact best, NaN for the kept ones.
+    """
+    a, t, it, pt = _check(items, pool, threshold, alpha, gamma, best, (tokenize, normalize, lowercase, stem))
+    n, npool = len(it), len(pt)
+    enc = cand.encode(it + pt)
+    I, P = enc.part(0, n), enc.part(n, n + npool)
+    out = np.zeros(n, dtype=np.float64)
+    kept = np.zeros(n, dtype=bool)
+    if t < 0:  # every F is >= 0 > t: nothing kept, each item's best is against the pool only
+        _exact_best(I, P, np.arange(n), a, threads, out, kept_cols=False)
+    elif n:
+        _greedy(I, P, t, a, threads, out, kept)
+        if best == "exact":
+            _exact_best(I, P, np.flatnonzero(kept), a, threads, out)
+        else:
+            out[kept] = np.nan
+    return Dedup(np.flatnonzero(kept).astype(np.int64), out)
+
+
+def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best: np.ndarray,
+            kept: np.ndarray) -> None:
+    """Fill kept and (for the dropped items, exactly) best, block by block (t >= 0)."""
+    n = len(I.lens)
+    partners = np.concatenate([P.lens, I.lens])
+    o_hyp = cand.min_need(I.lens, partners, t, a, True)
+    o_ref = cand.min_need(I.lens, I.lens, t, a, False)
+    n_elems = int(max(I.elems.max(initial=-1), P.elems.max(initial=-1))) + 1
+    pool_index = None
+    if len(P.lens):
+        pe, pr, _ = cand.prefix_entries(P, cand.min_need(P.lens, I.lens, t, a, False))
+        pool_index = cand.build_index(pe, pr, n_elems)
+    kept_index = _KeptIndex(n_elems)
+    for lo in range(0, n, ITEMS_PER_BLOCK):
+        hi = min(n, lo + ITEMS_PER_BLOCK)
+        part = I.part(lo, hi)
+        le, lown, _ = cand.prefix_entries(part, o_hyp[lo:hi], base=lo)
+        bmax = np.zeros(hi - lo, dtype=np.float64)
+        for index, rt in ([(pool_index, P)] if pool_index is not None else []) + \
+                [(x, I) for x in kept_index.indexes()]:
+            for xs, ys in _pairs(index, le, lown, I, rt, t, a, False):
+                np.maximum.at(bmax, xs - lo, verify(I, rt, xs, ys, a, threads))
+        re_, rr, _ = cand.prefix_entries(part, o_ref[lo:hi], base=lo)
+        own = cand.build_index(re_, rr, n_elems)
+        inner = [(xs, ys, verify(I, I, xs, ys, a, threads)) for xs, ys in _pairs(own, le, lown, I, I, t, a, True)]
+        _resolve(lo, hi, bmax, inner, t, best, kept)
+        ok = kept[rr]
+        kept_index.add(re_[ok], rr[ok])
+
+
+def _resolve(lo: int, hi: int, bmax: np.ndarray, inner: list, t: float, best: np.ndarray,
+             kept: np.ndarray) -> None:
+    """Items lo:hi in order: best = max(earlier sources, kept earlier items of the block)."""
+    if inner:
+        xs, ys, f = (np.concatenate([p[k] for p in inner]) for k in range(3))
+        hot = f > t  # only pairs above the threshold can drop an item or set a dropped one's best
+        xs, ys, f = xs[hot], ys[hot], f[hot]
+    else:
+        xs = ys = np.zeros(0, dtype=np.int64)
+        f = np.zeros(0)
+    starts = np.searchsorted(xs, np.arange(lo, hi + 1))
+    xl, yl, fl = xs.tolist(), ys.tolist(), f.tolist()
+    for i in range(lo, hi):
+        b = float(bmax[i - lo])
+        for k in range(starts[i - lo], starts[i - lo + 1]):
+            if kept[yl[k]] and fl[k] > b:
+                b = fl[k]
+        best[i] = b
+        kept[i] = b <= t
+
+
+def _exact_best(I: cand.Encoded, P: cand.Encoded, kept: np.ndarray, a: float, threads,
+                best: np.ndarray, kept_cols: bool = True) -> None:
+    """best[i] of the kept items exactly: F against the whole pool and every kept item before
+    (the all-pairs kernel in blocks of rows; C's float64 F, as rouge_l_matrix's); without
+    kept_cols, against the pool only."""
+    if not len(kept) or (not len(P.lens) and (len(kept) < 2 or not kept_cols)):
+        best[kept] = 0.0
+        return
+    be = engine.get_backend()
+    npool = len(P.lens)
+    ktexts = [I.texts[i] for i in kept.tolist()]
+    ptexts = list(P.texts)
+    rows = max(16, _EXACT_BYTES // (12 * (npool + (len(kept) if kept_cols else 0))))
+    for r0 in range(0, len(kept), rows):
+        r1 = min(len(kept), r0 + rows)
+        cols = ptexts + (ktexts[:r1 - 1] if kept_cols else [])
+        if not cols:
+            best[kept[r0:r1]] = 0.0
+            continue
+        check_memory("deduplicate's exact pass", (r1 - r0, len(cols)), 12 * (r1 - r0) * len(cols))
+        lcs, lens = be.lcs_matrix(ktexts[r0:r1] + cols, r1 - r0, threads)
+        f = np.array(be.score_matrix(lcs, lens, r1 - r0, a, False, threads, f64=True)[0])
+        pos = np.arange(r0, r1)[:, None]  # a kept item's own position: columns from it on are later
+        f[:, npool:][np.arange(len(cols) - npool)[None, :] >= pos] = -np.inf
+        best[kept[r0:r1]] = np.maximum(f.max(axis=1, initial=-np.inf), 0.0)
