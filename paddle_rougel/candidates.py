@@ -29,8 +29,8 @@ from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["need", "feasible", "Encoded", "encode", "min_need", "Index", "build_index", "probe",
-           "lcs_of_pairs", "MARGIN"]
+__all__ = ["need", "feasible", "Encoded", "encode", "min_need", "Index", "build_index", "prefix_len",
+           "prefix_entries", "candidate_pairs", "probe", "lcs_of_pairs", "MARGIN"]
 
 MARGIN = 1e-9  # relative slack of the bound (the float64 F is within 1e-15 of the real one)
 _SURR = 0xD800  # token ids from here on skip the surrogates as code points
@@ -149,35 +149,84 @@ def encode(texts: Sequence) -> Encoded:
 
 
 class Index(NamedTuple):
-    """Posting lists: element e's texts (ascending ids) are ``recs[indptr[e]:indptr[e+1]]``."""
+    """Posting lists: element e's texts (ascending ids) are ``recs[indptr[e]:indptr[e+1]]``,
+    ``pos`` the element's position in each."""
 
     indptr: np.ndarray
     recs: np.ndarray
+    pos: np.ndarray
 
 
-def prefix_entries(enc: Encoded, o: np.ndarray, base: int = 0):
-    """(element, text id + base) of each text's prefix: its first len - o + 1 elements."""
-    plen = np.clip(enc.lens - o + 1, 0, enc.lens)
-    starts = enc.ptr[:-1]
+def prefix_len(lens: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """Prefix lengths: len - o + 1 elements, within [0, len]."""
+    return np.clip(lens - o + 1, 0, lens)
+
+
+def prefix_entries(enc: Encoded, plen: np.ndarray, base: int = 0):
+    """(element, text id + base, position) of each text's first ``plen`` elements."""
     total = int(plen.sum())
     owner = np.repeat(np.arange(len(plen), dtype=np.int64), plen)
     first = np.zeros(len(plen) + 1, dtype=np.int64)
     np.cumsum(plen, out=first[1:])
-    pos = np.repeat(starts - first[:-1], plen) + np.arange(total, dtype=np.int64)
-    return enc.elems[pos], owner + base, plen
+    pos = np.arange(total, dtype=np.int64) - np.repeat(first[:-1], plen)
+    return enc.elems[np.repeat(enc.ptr[:-1], plen) + pos], owner + base, pos
 
 
-def build_index(elems: np.ndarray, recs: np.ndarray, n_elems: int) -> Index:
+def build_index(elems: np.ndarray, recs: np.ndarray, pos: np.ndarray, n_elems: int) -> Index:
     order = np.lexsort((recs, elems))
     indptr = np.zeros(n_elems + 1, dtype=np.int64)
     np.cumsum(np.bincount(elems, minlength=n_elems), out=indptr[1:])
-    return Index(indptr, recs[order])
+    return Index(indptr, recs[order], pos[order])
 
 
-def probe(index: Index, elems: np.ndarray, owners: np.ndarray, budget: int):
-    """Yield (left ids, right ids) of every left prefix element's postings, in chunks of about
-    ``budget`` pairs (a chunk ends at a left text's end; pairs repeat when texts share
-    several prefix elements)."""
+def candidate_pairs(lt: Encoded, plen: np.ndarray, lo: int, hi: int, index: Index, rlens: np.ndarray,
+                    t: float, alpha: float, order: int, budget: int):
+    """Yield (xs, ys): the candidate pairs of left texts lo:hi (their first ``plen`` elements
+    probing ``index``), distinct and sorted, in chunks of about ``budget`` pairs.  ``order``:
+    0 every pair, 1 only ys > xs, -1 only ys < xs.  Filters: the lengths, and PPJoin's
+    positional bound (the shared prefix elements so far plus what can follow the last one)."""
+    from . import engine
+
+    rlens = np.ascontiguousarray(rlens, dtype=np.int64)
+    if engine.backend() == "c" and hasattr(engine._c_ext, "join_candidates"):
+        nxt = lo
+        while nxt < hi:
+            xs, ys, nxt = engine._c_ext.join_candidates(
+                lt.elems, lt.ptr, plen, lt.lens, index.indptr, index.recs, index.pos, rlens,
+                nxt, hi, t, alpha, order, budget)
+            if len(xs):
+                yield np.frombuffer(xs, dtype=np.int64), np.frombuffer(ys, dtype=np.int64)
+        return
+    yield from _numpy_pairs(lt, plen, lo, hi, index, rlens, t, alpha, order, budget)
+
+
+def _numpy_pairs(lt, plen, lo, hi, index, rlens, t, alpha, order, budget):
+    """:func:`candidate_pairs` in numpy (the Python back end's): probe, filter, sort."""
+    part = lt.part(lo, hi)
+    le, lown, lpos = prefix_entries(part, plen[lo:hi], base=lo)
+    nr = max(1, len(rlens))
+    for xs, ys, px, py in probe(index, le, lown, lpos, budget):
+        keep = (ys > xs) if order > 0 else (ys < xs) if order < 0 else np.ones(len(xs), dtype=bool)
+        m, n = lt.lens[xs], rlens[ys]
+        keep &= feasible(m, n, t, alpha)
+        xs, ys, px, py, m, n = xs[keep], ys[keep], px[keep], py[keep], m[keep], n[keep]
+        key = xs * nr + ys
+        srt = np.argsort(key, kind="stable")  # a pair's entries stay in rank order
+        key = key[srt]
+        if not len(key):
+            continue
+        ends = np.flatnonzero(np.append(key[1:] != key[:-1], True))
+        cnt = np.diff(np.append(-1, ends))
+        last = srt[ends]
+        bound = cnt + np.minimum(m[last] - 1 - px[last], n[last] - 1 - py[last])
+        ok = bound >= need(m[last], n[last], t, alpha)
+        if ok.any():
+            yield key[ends][ok] // nr, key[ends][ok] % nr
+
+
+def probe(index: Index, elems: np.ndarray, owners: np.ndarray, lpos: np.ndarray, budget: int):
+    """Yield (left ids, right ids, left positions, right positions) of every left prefix
+    element's postings, in chunks of about ``budget`` (a chunk ends at a left text's end)."""
     sizes = index.indptr[elems + 1] - index.indptr[elems]
     if len(sizes) == 0:
         return
@@ -192,10 +241,9 @@ def probe(index: Index, elems: np.ndarray, owners: np.ndarray, budget: int):
         s = sizes[lo:cut]
         total = int(s.sum())
         if total:
-            xs = np.repeat(owners[lo:cut], s)
             first = np.cumsum(s) - s
             pos = np.repeat(index.indptr[elems[lo:cut]] - first, s) + np.arange(total, dtype=np.int64)
-            yield xs, index.recs[pos]
+            yield np.repeat(owners[lo:cut], s), index.recs[pos], np.repeat(lpos[lo:cut], s), index.pos[pos]
         lo, t = cut, j + 1
 
 

@@ -46,31 +46,17 @@ class _KeptIndex:
 
     def __init__(self, n_elems: int):
         self.n_elems = n_elems
-        self.segs: List[tuple] = []  # (elems, recs, Index)
+        self.segs: List[tuple] = []  # (elems, recs, pos, Index)
 
-    def add(self, elems: np.ndarray, recs: np.ndarray) -> None:
+    def add(self, elems: np.ndarray, recs: np.ndarray, pos: np.ndarray) -> None:
         while self.segs and len(self.segs[-1][0]) <= 2 * len(elems):
-            e, r, _ = self.segs.pop()
-            elems, recs = np.concatenate([e, elems]), np.concatenate([r, recs])
+            e, r, p, _ = self.segs.pop()
+            elems, recs, pos = np.concatenate([e, elems]), np.concatenate([r, recs]), np.concatenate([p, pos])
         if len(elems):
-            self.segs.append((elems, recs, cand.build_index(elems, recs, self.n_elems)))
+            self.segs.append((elems, recs, pos, cand.build_index(elems, recs, pos, self.n_elems)))
 
     def indexes(self):
-        return [s[2] for s in self.segs]
-
-
-def _pairs(index: cand.Index, le: np.ndarray, lown: np.ndarray, lt: cand.Encoded, rt: cand.Encoded,
-           t: float, a: float, earlier: bool):
-    """Yield the distinct feasible candidates (xs, ys) of the probe (earlier: ys < xs only)."""
-    nr = max(1, len(rt.lens))
-    for xs, ys in cand.probe(index, le, lown, BLOCK):
-        if earlier:
-            keep = ys < xs
-            xs, ys = xs[keep], ys[keep]
-        keep = cand.feasible(lt.lens[xs], rt.lens[ys], t, a)
-        key = np.unique(xs[keep] * nr + ys[keep])
-        if len(key):
-            yield key // nr, key % nr
+        return [s[3] for s in self.segs]
 
 
 def _check(items, pool, threshold, alpha, gamma, best, text):
@@ -123,26 +109,25 @@ def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best:
     o_hyp = cand.min_need(I.lens, partners, t, a, True)
     o_ref = cand.min_need(I.lens, I.lens, t, a, False)
     n_elems = int(max(I.elems.max(initial=-1), P.elems.max(initial=-1))) + 1
-    pool_index = None
+    plen_hyp, plen_ref = cand.prefix_len(I.lens, o_hyp), cand.prefix_len(I.lens, o_ref)
+    sources = []
     if len(P.lens):
-        pe, pr, _ = cand.prefix_entries(P, cand.min_need(P.lens, I.lens, t, a, False))
-        pool_index = cand.build_index(pe, pr, n_elems)
+        plen_pool = cand.prefix_len(P.lens, cand.min_need(P.lens, I.lens, t, a, False))
+        sources.append((cand.build_index(*cand.prefix_entries(P, plen_pool), n_elems), P))
     kept_index = _KeptIndex(n_elems)
     for lo in range(0, n, ITEMS_PER_BLOCK):
         hi = min(n, lo + ITEMS_PER_BLOCK)
-        part = I.part(lo, hi)
-        le, lown, _ = cand.prefix_entries(part, o_hyp[lo:hi], base=lo)
         bmax = np.zeros(hi - lo, dtype=np.float64)
-        for index, rt in ([(pool_index, P)] if pool_index is not None else []) + \
-                [(x, I) for x in kept_index.indexes()]:
-            for xs, ys in _pairs(index, le, lown, I, rt, t, a, False):
+        for index, rt in sources + [(x, I) for x in kept_index.indexes()]:
+            for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, index, rt.lens, t, a, 0, BLOCK):
                 np.maximum.at(bmax, xs - lo, verify(I, rt, xs, ys, a, threads))
-        re_, rr, _ = cand.prefix_entries(part, o_ref[lo:hi], base=lo)
-        own = cand.build_index(re_, rr, n_elems)
-        inner = [(xs, ys, verify(I, I, xs, ys, a, threads)) for xs, ys in _pairs(own, le, lown, I, I, t, a, True)]
+        entries = cand.prefix_entries(I.part(lo, hi), plen_ref[lo:hi], base=lo)
+        own = cand.build_index(*entries, n_elems)
+        inner = [(xs, ys, verify(I, I, xs, ys, a, threads))
+                 for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, own, I.lens, t, a, -1, BLOCK)]
         _resolve(lo, hi, bmax, inner, t, best, kept)
-        ok = kept[rr]
-        kept_index.add(re_[ok], rr[ok])
+        ok = kept[entries[1]]
+        kept_index.add(*(x[ok] for x in entries))
 
 
 def _resolve(lo: int, hi: int, bmax: np.ndarray, inner: list, t: float, best: np.ndarray,

@@ -132,18 +132,10 @@ def candidate_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float,
     if self_join:
         o_left = o_right = np.minimum(o_left, o_right)
     n_elems = int(max(lt.elems.max(initial=-1), rt.elems.max(initial=-1))) + 1
-    re_, rr, _ = cand.prefix_entries(rt, o_right)
-    index = cand.build_index(re_, rr, n_elems)
-    le, lo, _ = cand.prefix_entries(lt, o_left)
-    nr = max(1, len(rt.lens))
-    for xs, ys in cand.probe(index, le, lo, block):
-        if self_join:
-            keep = ys > xs
-            xs, ys = xs[keep], ys[keep]
-        keep = cand.feasible(lt.lens[xs], rt.lens[ys], t, alpha)
-        key = np.unique(xs[keep] * nr + ys[keep])
-        if len(key):
-            yield key // nr, key % nr
+    index = cand.build_index(*cand.prefix_entries(rt, cand.prefix_len(rt.lens, o_right)), n_elems)
+    plen = cand.prefix_len(lt.lens, o_left)
+    yield from cand.candidate_pairs(lt, plen, 0, len(lt.lens), index, rt.lens, t, alpha,
+                                    1 if self_join else 0, block)
 
 
 def _all_pairs(nl: int, nr: int, self_join: bool, block: int) -> Iterator[tuple]:
