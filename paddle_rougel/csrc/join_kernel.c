@@ -16,6 +16,16 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The first k in [lo, hi) with recs[k] > x (hi when none): recs ascend there. */
+static int64_t first_above(const int64_t *recs, int64_t lo, int64_t hi, int64_t x) {
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (recs[mid] > x) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
 static int grow(int64_t **xs, int64_t **ys, int64_t *cap, int64_t need) {
     if (need <= *cap) return 0;
     int64_t c = *cap ? *cap : 1024;
@@ -44,9 +54,11 @@ int64_t join_candidates(const JoinIndex *J, int64_t lo, int64_t hi, int64_t max_
         int64_t nt = 0;
         for (int64_t px = 0; px < J->plen[x]; px++) {
             const int64_t e = el[px];
-            for (int64_t k = J->indptr[e]; k < J->indptr[e + 1]; k++) {
+            int64_t k = J->indptr[e], end = J->indptr[e + 1];
+            if (J->order > 0) k = first_above(J->recs, k, end, x);       /* postings ascend */
+            else if (J->order < 0) end = first_above(J->recs, k, end, x - 1);
+            for (; k < end; k++) {
                 const int64_t y = J->recs[k];
-                if ((J->order > 0 && y <= x) || (J->order < 0 && y >= x)) continue;
                 int32_t c = count[y];
                 if (c < 0) continue;
                 if (c == 0) {
