@@ -32,7 +32,7 @@ import itertools
 import numpy as np
 
 __all__ = ["need", "feasible", "Encoded", "encode", "min_need", "Index", "build_index", "prefix_len",
-           "prefix_entries", "candidate_pairs", "probe", "lcs_of_pairs", "MARGIN"]
+           "prefix_entries", "candidate_pairs", "probe", "lcs_of_pairs", "lcs_index_pairs", "MARGIN"]
 
 MARGIN = 1e-9  # relative slack of the bound (the float64 F is within 1e-15 of the real one)
 _SURR = 0xD800  # token ids from here on skip the surrogates as code points
@@ -135,20 +135,21 @@ def encode(texts: Sequence) -> Encoded:
     else:
         strs = [tuple(ids[ptr[i]:ptr[i + 1]].tolist()) for i in range(n)]
     tix = np.repeat(np.arange(n, dtype=np.int64), lens)
-    order = np.lexsort((ids, tix))
-    sid, stix = ids[order], tix[order]
+    v = int(ids.max(initial=0)) + 1
+    comb = np.sort(tix * v + ids)  # (text, token) order: one sort of one int64 key
+    sid, stix = comb % v, comb // v
     run = np.ones(len(sid), dtype=bool)
     if len(sid):
-        run[1:] = (sid[1:] != sid[:-1]) | (stix[1:] != stix[:-1])
+        run[1:] = comb[1:] != comb[:-1]
     starts = np.flatnonzero(run)
     k = np.arange(len(sid), dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, len(sid))))
-    key = sid * (int(lens.max(initial=0)) + 1) + k
+    key = sid * (int(lens.max(initial=0)) + 1) + k  # the element (token, occurrence k)
     uniq, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[np.lexsort((uniq, counts))] = np.arange(len(uniq), dtype=np.int64)
-    elems = rank[inv.reshape(-1)]
-    order = np.lexsort((elems, stix))
-    return Encoded(strs, lens, elems[order], ptr)
+    e = max(1, len(uniq))
+    elems = np.sort(stix * e + rank[inv.reshape(-1)]) % e  # each text's elements, rarest first
+    return Encoded(strs, lens, elems, ptr)
 
 
 class Index(NamedTuple):
@@ -248,6 +249,20 @@ def probe(index: Index, elems: np.ndarray, owners: np.ndarray, lpos: np.ndarray,
             pos = np.repeat(index.indptr[elems[lo:cut]] - first, s) + np.arange(total, dtype=np.int64)
             yield np.repeat(owners[lo:cut], s), index.recs[pos], np.repeat(lpos[lo:cut], s), index.pos[pos]
         lo, t = cut, j + 1
+
+
+def lcs_index_pairs(left: List, right: List, xs: np.ndarray, ys: np.ndarray, threads: Optional[int]) -> np.ndarray:
+    """Exact LCS of left[xs[i]] and right[ys[i]]: the C kernel reads the texts by index (no
+    lists of pairs) when they are str, else :func:`lcs_of_pairs`."""
+    from . import engine
+
+    if engine.backend() == "c" and hasattr(engine._c_ext, "lcs_index_pairs") and len(xs):
+        raw = engine._c_ext.lcs_index_pairs(left, right, np.ascontiguousarray(xs, dtype=np.int64),
+                                            np.ascontiguousarray(ys, dtype=np.int64),
+                                            threads or engine.default_threads())
+        if raw is not None:
+            return np.frombuffer(raw, dtype=np.int64)
+    return lcs_of_pairs(list(map(left.__getitem__, xs.tolist())), list(map(right.__getitem__, ys.tolist())), threads)
 
 
 def lcs_of_pairs(a: List, b: List, threads: Optional[int]) -> np.ndarray:

@@ -25,7 +25,7 @@ from . import candidates as cand
 from . import engine, scoring
 from .join import BLOCK, check_memory, check_threshold, settings_of, token_texts, verify
 
-__all__ = ["deduplicate", "Dedup", "ITEMS_PER_BLOCK"]
+__all__ = ["deduplicate", "Dedup", "ITEMS_PER_BLOCK", "prepare", "resolve", "exact_rows"]
 
 ITEMS_PER_BLOCK = 4096  # items resolved per block
 _EXACT_BYTES = 1 << 27  # the exact pass's LCS + F block: about 128 MiB
@@ -59,7 +59,9 @@ class _KeptIndex:
         return [s[3] for s in self.segs]
 
 
-def _check(items, pool, threshold, alpha, gamma, best, text):
+def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
+    """(alpha, threshold, items, pool) checked, the texts as :class:`candidates.Encoded` (one
+    vocabulary); ``text``: (tokenize, normalize, lowercase, stem)."""
     a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
     t = check_threshold(threshold)
     if best not in ("exact", "dropped"):
@@ -67,7 +69,8 @@ def _check(items, pool, threshold, alpha, gamma, best, text):
     samples = list(items[:64]) if isinstance(items, (list, tuple)) else []
     tok = settings_of(*text, samples)
     it, pt = token_texts(items, "item", tok), token_texts(pool, "pool item", tok)
-    return a, t, it, pt
+    enc = cand.encode(it + pt)
+    return a, t, enc.part(0, len(it)), enc.part(len(it), len(it) + len(pt))
 
 
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
@@ -84,10 +87,8 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
     ``rouge_l_matrix``'s float64 operations; a second pass over the kept items, quadratic in
     their number), ``"dropped"``: the dropped items' exact best, NaN for the kept ones.
     """
-    a, t, it, pt = _check(items, pool, threshold, alpha, gamma, best, (tokenize, normalize, lowercase, stem))
-    n, npool = len(it), len(pt)
-    enc = cand.encode(it + pt)
-    I, P = enc.part(0, n), enc.part(n, n + npool)
+    a, t, I, P = prepare(items, pool, threshold, alpha, gamma, best, (tokenize, normalize, lowercase, stem))
+    n = len(I.lens)
     out = np.zeros(n, dtype=np.float64)
     kept = np.zeros(n, dtype=bool)
     if t < 0:  # every F is >= 0 > t: nothing kept, each item's best is against the pool only
@@ -125,12 +126,12 @@ def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best:
         own = cand.build_index(*entries, n_elems)
         inner = [(xs, ys, verify(I, I, xs, ys, a, threads))
                  for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, own, I.lens, t, a, -1, BLOCK)]
-        _resolve(lo, hi, bmax, inner, t, best, kept)
+        resolve(lo, hi, bmax, inner, t, best, kept)
         ok = kept[entries[1]]
         kept_index.add(*(x[ok] for x in entries))
 
 
-def _resolve(lo: int, hi: int, bmax: np.ndarray, inner: list, t: float, best: np.ndarray,
+def resolve(lo: int, hi: int, bmax: np.ndarray, inner: list, t: float, best: np.ndarray,
              kept: np.ndarray) -> None:
     """Items lo:hi in order: best = max(earlier sources, kept earlier items of the block)."""
     if inner:
@@ -153,26 +154,32 @@ def _resolve(lo: int, hi: int, bmax: np.ndarray, inner: list, t: float, best: np
 
 def _exact_best(I: cand.Encoded, P: cand.Encoded, kept: np.ndarray, a: float, threads,
                 best: np.ndarray, kept_cols: bool = True) -> None:
-    """best[i] of the kept items exactly: F against the whole pool and every kept item before
-    (the all-pairs kernel in blocks of rows; C's float64 F, as rouge_l_matrix's); without
-    kept_cols, against the pool only."""
-    if not len(kept) or (not len(P.lens) and (len(kept) < 2 or not kept_cols)):
-        best[kept] = 0.0
-        return
-    be = engine.get_backend()
+    """best[i] of the kept items exactly (without kept_cols: against the pool only)."""
+    best[kept] = exact_rows(I, P, kept, 0, len(kept), a, threads, kept_cols)
+
+
+def exact_rows(I: cand.Encoded, P: cand.Encoded, kept: np.ndarray, r0: int, r1: int, a: float, threads,
+               kept_cols: bool = True) -> np.ndarray:
+    """The exact best F of the kept items kept[r0:r1]: against the whole pool and every kept
+    item before each (kept_cols False: the pool only); the all-pairs kernel in blocks of rows
+    and C's float64 F, as rouge_l_matrix's.  0.0 with nothing to compare."""
+    out = np.zeros(r1 - r0, dtype=np.float64)
     npool = len(P.lens)
-    ktexts = [I.texts[i] for i in kept.tolist()]
+    if r1 <= r0 or (not npool and not kept_cols):
+        return out
+    be = engine.get_backend()
     ptexts = list(P.texts)
-    rows = max(16, _EXACT_BYTES // (12 * (npool + (len(kept) if kept_cols else 0))))
-    for r0 in range(0, len(kept), rows):
-        r1 = min(len(kept), r0 + rows)
-        cols = ptexts + (ktexts[:r1 - 1] if kept_cols else [])
+    ktexts = [I.texts[i] for i in kept[:r1].tolist()]
+    rows = max(16, _EXACT_BYTES // (12 * (npool + (r1 if kept_cols else 0)) + 1))
+    for b0 in range(r0, r1, rows):
+        b1 = min(r1, b0 + rows)
+        cols = ptexts + (ktexts[:b1 - 1] if kept_cols else [])
         if not cols:
-            best[kept[r0:r1]] = 0.0
             continue
-        check_memory("deduplicate's exact pass", (r1 - r0, len(cols)), 12 * (r1 - r0) * len(cols))
-        lcs, lens = be.lcs_matrix(ktexts[r0:r1] + cols, r1 - r0, threads)
-        f = np.array(be.score_matrix(lcs, lens, r1 - r0, a, False, threads, f64=True)[0])
-        pos = np.arange(r0, r1)[:, None]  # a kept item's own position: columns from it on are later
-        f[:, npool:][np.arange(len(cols) - npool)[None, :] >= pos] = -np.inf
-        best[kept[r0:r1]] = np.maximum(f.max(axis=1, initial=-np.inf), 0.0)
+        check_memory("deduplicate's exact pass", (b1 - b0, len(cols)), 12 * (b1 - b0) * len(cols))
+        lcs, lens = be.lcs_matrix(ktexts[b0:b1] + cols, b1 - b0, threads)
+        f = np.array(be.score_matrix(lcs, lens, b1 - b0, a, False, threads, f64=True)[0])
+        later = np.arange(len(cols) - npool)[None, :] >= np.arange(b0, b1)[:, None]  # from itself on
+        f[:, npool:][later] = -np.inf
+        out[b0 - r0:b1 - r0] = np.maximum(f.max(axis=1, initial=-np.inf), 0.0)
+    return out

@@ -113,9 +113,7 @@ def settings_of(tokenize, normalize, lowercase, stem, samples: Sequence) -> Any:
 def verify(lt: cand.Encoded, rt: cand.Encoded, xs: np.ndarray, ys: np.ndarray, alpha: float,
            threads: Optional[int]) -> np.ndarray:
     """Exact float64 F of the pairs (lt[xs] hypothesis, rt[ys])."""
-    a = list(map(lt.texts.__getitem__, xs.tolist()))
-    b = list(map(rt.texts.__getitem__, ys.tolist()))
-    lcs = cand.lcs_of_pairs(a, b, threads)
+    lcs = cand.lcs_index_pairs(lt.texts, rt.texts, xs, ys, threads)
     return pair_f(lcs, lt.lens[xs], rt.lens[ys], alpha)
 
 

@@ -955,6 +955,74 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(lcs_index_pairs_doc,
+"lcs_index_pairs(left, right, xs, ys, threads=1) -> lcs or None\n\n"
+"The LCS of left[xs[i]] and right[ys[i]] (xs, ys: native int64 buffers of equal length),\n"
+"every character a token, as lcs_pairs computes it: a native int64 bytearray.  None\n"
+"(nothing computed) unless left and right are lists or tuples of exact str; an index out\n"
+"of range is a ValueError.");
+
+static PyObject *lcs_index_pairs(PyObject *self, PyObject *args) {
+    PyObject *left, *right, *lcs = NULL, *result = NULL, **objs = NULL;
+    Py_buffer xb = {0}, yb = {0};
+    int threads = 1;
+    Py_ssize_t owned = 0;
+    WordText *texts = NULL;
+    double *cost = NULL;
+    if (!PyArg_ParseTuple(args, "OOy*y*|i", &left, &right, &xb, &yb, &threads)) return NULL;
+    if (!list_or_tuple(left) || !list_or_tuple(right)) { result = Py_None; Py_INCREF(result); goto done; }
+    if (xb.len != yb.len || xb.len % (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "lcs_index_pairs: xs and ys must be int64 buffers of one length");
+        goto done;
+    }
+    const Py_ssize_t N = xb.len / (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t NL = PySequence_Fast_GET_SIZE(left), NR = PySequence_Fast_GET_SIZE(right);
+    const int64_t *xs = (const int64_t *)xb.buf, *ys = (const int64_t *)yb.buf;
+    PyObject **li = PySequence_Fast_ITEMS(left), **ri = PySequence_Fast_ITEMS(right);
+    for (Py_ssize_t i = 0; i < N; i++)
+        if (xs[i] < 0 || xs[i] >= NL || ys[i] < 0 || ys[i] >= NR) {
+            PyErr_Format(PyExc_ValueError, "lcs_index_pairs: pair %zd indexes out of range", i);
+            goto done;
+        }
+    for (int side = 0; side < 2; side++) {  /* every text read must be an exact str */
+        PyObject **items = side ? ri : li;
+        const Py_ssize_t n = side ? NR : NL;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            if (!PyUnicode_CheckExact(items[k])) { result = Py_None; Py_INCREF(result); goto done; }
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(items[k]) < 0) goto done;
+#endif
+        }
+    }
+    texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
+    cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
+    int64_t *out;
+    if (!texts || !cost) { PyErr_NoMemory(); goto done; }
+    if (!(lcs = int64_array(N, &out))) goto done;
+    PairsBatch P = {texts, out, pairs_simd_level()};
+    for (Py_ssize_t i = 0; i < N; i++) {
+        text_of(li[xs[i]], &texts[2 * i]);
+        text_of(ri[ys[i]], &texts[2 * i + 1]);
+        cost[i] = pairs_cost(&P, (size_t)i);
+    }
+    /* the lists may change once the GIL is released: the two lists' references are held */
+    if (!(objs = (PyObject **)malloc(((size_t)NL + NR + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
+    for (; owned < NL + NR; owned++) {
+        objs[owned] = owned < NL ? li[owned] : ri[owned - NL];
+        Py_INCREF(objs[owned]);
+    }
+    if (run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
+    result = lcs;
+    Py_INCREF(result);
+done:
+    for (Py_ssize_t t = 0; t < owned; t++) Py_DECREF(objs[t]);
+    free(objs); free(texts); free(cost);
+    Py_XDECREF(lcs);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yb);
+    return result;
+}
+
 /* ------------------------------------------------------------ all pairs */
 
 PyDoc_STRVAR(lcs_matrix_doc,
@@ -1187,6 +1255,7 @@ static PyMethodDef methods[] = {
      "pairs_simd_level() -> int: the lanes lcs_pairs runs here: 2 AVX-512, 1 AVX2, 0 portable."},
     {"lcs_matrix", (PyCFunction)(void (*)(void))lcs_matrix, METH_VARARGS | METH_KEYWORDS, lcs_matrix_doc},
     {"join_candidates", join_candidates_py, METH_VARARGS, join_candidates_doc},
+    {"lcs_index_pairs", lcs_index_pairs, METH_VARARGS, lcs_index_pairs_doc},
     {"lcs_words", (PyCFunction)(void (*)(void))lcs_words, METH_VARARGS | METH_KEYWORDS, lcs_words_doc},
     {"rouge_n", (PyCFunction)(void (*)(void))rouge_n, METH_VARARGS | METH_KEYWORDS, rouge_n_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))lcs_batch, METH_VARARGS | METH_KEYWORDS, lcs_batch_doc},
