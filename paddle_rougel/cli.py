@@ -532,6 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import cli_report  # explain, report (cli_report.py)
     cli_report.add_parsers(sub)
+    from . import cli_scale  # dedup, join (cli_scale.py)
+    cli_scale.add_parsers(sub)
     return ap
 
 

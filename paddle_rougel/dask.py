@@ -98,7 +98,7 @@ def _run(client, fn, ranges, *shared, **kw) -> list:
 def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold: float = 0.7, *,
                     alpha: Optional[float] = None, gamma: Optional[float] = None, tokenize: Any = "char",
                     normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                    threads: Optional[int] = 1, block: int = 2_000_000, client=None,
+                    threads: Optional[int] = 1, block: int = 2_000_000, progress=None, client=None,
                     partitions: Optional[int] = None) -> Join:
     """:func:`paddle_rougel.similarity_join` over the Dask cluster (the same result)."""
     client = _client(client)
@@ -123,13 +123,15 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
     shared = client.scatter([el, er, index, cand.prefix_len(el.lens, o_l)], broadcast=True, hash=False)
     parts = _run(client, _join_task, _ranges(len(el.lens), client, partitions), *shared, t=t, a=a,
                  order=1 if right is None else 0, block=block, threads=threads, want="ge")
+    if progress is not None:
+        progress(len(el.lens))
     return Join(*_cat(parts))
 
 
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
                 alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                threads: Optional[int] = 1, best: str = "exact", client=None,
+                threads: Optional[int] = 1, best: str = "exact", progress=None, client=None,
                 partitions: Optional[int] = None, block: int = 2_000_000) -> Dedup:
     """:func:`paddle_rougel.deduplicate` over the Dask cluster (the same kept items and best)."""
     client = _client(client)
@@ -156,6 +158,8 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
             bmax = np.concatenate(_run(client, _pool_max_task, ranges, s_i, s_p, s_pi, s_plen, t=t, a=a,
                                        block=block, threads=threads))
         resolve(0, n, bmax, [_cat(inner)], t, out, kept)
+        if progress is not None:
+            progress(n)
     rows = np.arange(n) if t < 0 else np.flatnonzero(kept)
     if t < 0 or best == "exact":
         s_i, s_p, s_rows = client.scatter([I, P, rows], broadcast=True, hash=False)

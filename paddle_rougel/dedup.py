@@ -76,7 +76,7 @@ def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
                 alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                threads: Optional[int] = None, best: str = "exact") -> Dedup:
+                threads: Optional[int] = None, best: str = "exact", progress=None) -> Dedup:
     """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
     items kept before it is at most ``threshold`` (drop it when above).
 
@@ -86,6 +86,7 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
     N x (P + N) grid.  ``best``: ``"exact"`` every item's best F (as computed by
     ``rouge_l_matrix``'s float64 operations; a second pass over the kept items, quadratic in
     their number), ``"dropped"``: the dropped items' exact best, NaN for the kept ones.
+    ``progress``: called with the number of items resolved since its last call.
     """
     a, t, I, P = prepare(items, pool, threshold, alpha, gamma, best, (tokenize, normalize, lowercase, stem))
     n = len(I.lens)
@@ -94,7 +95,7 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
     if t < 0:  # every F is >= 0 > t: nothing kept, each item's best is against the pool only
         _exact_best(I, P, np.arange(n), a, threads, out, kept_cols=False)
     elif n:
-        _greedy(I, P, t, a, threads, out, kept)
+        _greedy(I, P, t, a, threads, out, kept, progress)
         if best == "exact":
             _exact_best(I, P, np.flatnonzero(kept), a, threads, out)
         else:
@@ -103,7 +104,7 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
 
 
 def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best: np.ndarray,
-            kept: np.ndarray) -> None:
+            kept: np.ndarray, progress=None) -> None:
     """Fill kept and (for the dropped items, exactly) best, block by block (t >= 0)."""
     n = len(I.lens)
     partners = np.concatenate([P.lens, I.lens])
@@ -129,6 +130,8 @@ def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best:
         resolve(lo, hi, bmax, inner, t, best, kept)
         ok = kept[entries[1]]
         kept_index.add(*(x[ok] for x in entries))
+        if progress is not None:
+            progress(hi - lo)
 
 
 def resolve(lo: int, hi: int, bmax: np.ndarray, inner: list, t: float, best: np.ndarray,

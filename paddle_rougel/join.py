@@ -169,7 +169,7 @@ def encode_sides(lt: list, rt: Optional[list]) -> tuple:
 def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold: float = 0.7, *,
                     alpha: Optional[float] = None, gamma: Optional[float] = None, tokenize: Any = "char",
                     normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                    threads: Optional[int] = None, block: int = BLOCK) -> Join:
+                    threads: Optional[int] = None, block: int = BLOCK, progress=None) -> Join:
     """Every pair (i, j) with ROUGE-L F(left[i], right[j]) >= threshold, exactly.
 
     Args:
@@ -181,6 +181,7 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
         tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
         threads: worker threads of the LCS kernel.
         block: candidate pairs verified at a time (memory per block: about 100 bytes each).
+        progress: called with the number of left texts done since its last call.
 
     Returns a :class:`Join` sorted by (left, right); ``f`` is the float64 value whose float32
     rounding is ``rouge_l_matrix(left, right)[i, j]``.
@@ -194,7 +195,14 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
     lt = token_texts(left, "left item", tok)
     rt = None if right is None else token_texts(right, "right item", tok)
     el, er = encode_sides(lt, rt)
-    parts = list(join_blocks(el, er, t, a, right is None, block, threads))
+    parts, done = [], 0
+    for part in join_blocks(el, er, t, a, right is None, block, threads):
+        parts.append(part)
+        if progress is not None and len(part[0]) and part[0][-1] + 1 > done:
+            progress(int(part[0][-1]) + 1 - done)
+            done = int(part[0][-1]) + 1
+    if progress is not None and len(el.lens) > done:
+        progress(len(el.lens) - done)
     if not parts:
         z = np.zeros(0, dtype=np.int64)
         return Join(z, z.copy(), np.zeros(0, dtype=np.float64))
