@@ -1,6 +1,7 @@
 """Corpus scale: ``deduplicate`` and ``similarity_join`` against rapidfuzz, in one run.
 
-Peers (exact, as issue 34 measured them): a blocked greedy over rapidfuzz ``process.cdist``
+Peers (exact, as issue 34 measured them, timed from the text: rouge-score's tokens mapped to
+code points included): a blocked greedy over rapidfuzz ``process.cdist``
 (LCSseq lengths of each block against the items kept so far and against itself, rouge-score's
 F, then Self-Instruct's loop) for de-duplication, and ``process.cdist`` over every pair for
 the join.  Every result is checked first: on a small corpus both sides against the exact
@@ -180,8 +181,7 @@ def main(argv=None) -> int:
     print(f"checked on {n_check} items: {len(want)} kept by the brute force")
 
     x = instructions(n_dedup, seed=1)
-    strs = as_chars(x)
-    t_rf, kept_rf = timed(lambda: rapidfuzz_greedy(strs))
+    t_rf, kept_rf = timed(lambda: rapidfuzz_greedy(as_chars(x)))  # from the text, as deduplicate
     t_d, d = timed(lambda: deduplicate(x, (), T, tokenize="rouge_score", best="dropped"))
     t_e, e = timed(lambda: deduplicate(x, (), T, tokenize="rouge_score"))
     if d.kept.tolist() != kept_rf or e.kept.tolist() != kept_rf:
@@ -202,9 +202,9 @@ def main(argv=None) -> int:
 
     corpus = instructions(n_c, seed=3)
     queries = near_copies(corpus, instructions(n_q, seed=4), seed=5)
-    qs, cs = as_chars(queries + corpus)[:n_q], as_chars(queries + corpus)[n_q:]
-
-    def cdist_join():
+    def cdist_join():  # from the text, as similarity_join
+        both = as_chars(queries + corpus)
+        qs, cs = both[:n_q], both[n_q:]
         ql, cl = np.array([len(s) for s in qs], float), np.array([len(s) for s in cs], float)
         out = []
         for lo in range(0, n_q, 256):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 from typing import Any, Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -30,7 +31,7 @@ from .hints import hint_texts
 from .text import TextSettings
 
 __all__ = ["similarity_join", "Join", "check_threshold", "check_memory", "pair_f", "token_texts",
-           "BLOCK"]
+           "batch_words", "BLOCK"]
 
 BLOCK = 2_000_000  # candidate pairs verified at a time (before duplicates are removed)
 
@@ -86,6 +87,11 @@ def token_texts(items: Sequence, what: str, tok) -> list:
 
     if isinstance(items, (str, bytes)):
         raise TypeError(f"{what}s must be a list of texts, not a single {type(items).__name__}")
+    words = getattr(tok, "c_words", None)
+    if words is not None and isinstance(items, (list, tuple)):
+        fast = batch_words(items, words)
+        if fast is not None:
+            return fast
     out = []
     for i, x in enumerate(items):
         if isinstance(x, str):
@@ -95,6 +101,27 @@ def token_texts(items: Sequence, what: str, tok) -> list:
         else:
             out.append(check_tokens(x, f"{what} {i}"))  # None, sets, unhashable tokens: named
     return out
+
+
+_RS_SEP = re.compile(r"[^a-z0-9\n]+")
+
+
+def batch_words(items: Sequence, words: tuple) -> Optional[list]:
+    """The words of every str of ``items`` as the tokenizer of ``words`` = (mode, fold) gives them
+    (``TextSettings.c_words``: 0 ``str.split()``, lowercased with fold; 1 rouge-score's tokens),
+    read as one string (one ``lower`` and one ``re.sub`` for the batch); None unless every item
+    is a str without a newline."""
+    if not all(type(x) is str for x in items):
+        return None
+    big = "\n".join(items)
+    if big.count("\n") != max(0, len(items) - 1):
+        return None
+    mode, fold = words
+    if mode == 1:
+        big = _RS_SEP.sub(" ", big.lower())
+    elif fold:
+        big = big.lower()
+    return [tuple(s.split()) for s in big.split("\n")] if items else []
 
 
 def pair_f(lcs: np.ndarray, m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:

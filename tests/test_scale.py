@@ -201,3 +201,19 @@ def test_named_errors_and_empty_sides():
     d = deduplicate(["", "", "ab"], (), 0.0)
     assert d.kept.tolist() == [0, 1, 2] and d.best.tolist() == [0.0, 0.0, 0.0]
     assert math.isnan(deduplicate(["ab"], best="dropped").best[0])
+
+
+@settings(deadline=None, derandomize=True, max_examples=300)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("aZ9 \t\r\x0b\u2028\u00a0\u03a3\u0130\u212a-.")) |
+                        st.characters(), max_size=12), max_size=8),
+       st.sampled_from([("whitespace", None), ("whitespace", True), ("rouge_score", None)]))
+def test_batch_words_are_the_tokenizers(texts, how):
+    from paddle_rougel.join import batch_words
+    from paddle_rougel.text import TextSettings
+
+    tok = TextSettings(how[0], lowercase=how[1]).tokenizer()
+    got = batch_words(texts, tok.c_words)
+    if any("\n" in x for x in texts):
+        assert got is None
+    else:
+        assert got == [tuple(tok(x)) for x in texts]
