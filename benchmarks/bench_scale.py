@@ -11,6 +11,7 @@ run (the machine is shared and noisy).
 
     python benchmarks/bench_scale.py            # 30,000 / 100,000 items, a 2,000 x 60,000 join
     python benchmarks/bench_scale.py --quick    # small sizes (the smoke test)
+    python benchmarks/bench_scale.py --dask     # paddle_rougel.dask on 1 and 2 worker processes
 
 Workload: instruction-like lines (a verb, then 4-35 words drawn from a Zipf vocabulary of 8,000,
 a full stop), 30% of them copies of an earlier line with one to six word edits;
@@ -157,10 +158,40 @@ def peak_dedup(n: int) -> tuple:
     return float(out[0]), int(out[1]), int(out[2])
 
 
+def dask_scaling(n: int, n_q: int, n_c: int) -> int:
+    """deduplicate and similarity_join on LocalClusters of 1 and 2 worker processes (one thread
+    each), each result checked against the in-process call first."""
+    from distributed import Client, LocalCluster
+
+    import paddle_rougel.dask as prd
+
+    x = instructions(n, seed=1)
+    corpus = instructions(n_c, seed=3)
+    queries = near_copies(corpus, instructions(n_q, seed=4), seed=5)
+    want_d = deduplicate(x, (), T, tokenize="rouge_score", best="dropped")
+    want_j = similarity_join(queries, corpus, T, tokenize="rouge_score")
+    failures = []
+    print(f"\n| Dask LocalCluster (1 thread a worker) | dedup {n:,} (best='dropped') s | join {n_q:,} x {n_c:,} s |"
+          "\n|---|---:|---:|")
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
+                Client(lc) as client:
+            prd.similarity_join(queries[:50], corpus[:500], T, tokenize="rouge_score")  # warm the workers
+            t_d, d = timed(lambda: prd.deduplicate(x, (), T, tokenize="rouge_score", best="dropped", client=client))
+            t_j, j = timed(lambda: prd.similarity_join(queries, corpus, T, tokenize="rouge_score", client=client))
+        if d.kept.tolist() != want_d.kept.tolist() or not np.array_equal(j.f, want_j.f):
+            failures.append(f"dask with {workers} workers vs in-process")
+        print(f"| {workers} worker process{'es' if workers > 1 else ''} | {t_d:.2f} | {t_j:.2f} |")
+    return score_verdict(failures)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    ap.add_argument("--dask", action="store_true", help="only the Dask figures (1 and 2 worker processes)")
     args = ap.parse_args(argv)
+    if args.dask:
+        return dask_scaling(*((3000, 200, 3000) if args.quick else (100000, 2000, 60000)))
     n_check, n_dedup, n_big, (n_q, n_c) = ((600, 3000, 6000, (200, 3000)) if args.quick else
                                            (3000, 30000, 100000, (2000, 60000)))
     print(f"# bench_scale: {cpu_model()}, {os.cpu_count()} cores, engine {engine.backend()}, "
