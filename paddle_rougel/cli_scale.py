@@ -97,7 +97,8 @@ def add_parsers(sub) -> None:
     d.set_defaults(func=cmd_dedup)
     j = sub.add_parser("join", help="every pair with ROUGE-L F >= the threshold (LEFT with itself, or LEFT x RIGHT)")
     j.add_argument("left", metavar="LEFT", help="texts (text lines or JSONL): the hypothesis side")
-    j.add_argument("right", metavar="RIGHT", nargs="?", help="texts to compare with (default: LEFT itself, pairs i < j)")
+    j.add_argument("right", metavar="RIGHT", nargs="?",
+                   help="texts to compare with (default: LEFT itself, pairs i < j)")
     _common(j)
     j.set_defaults(func=cmd_join)
 

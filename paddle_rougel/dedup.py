@@ -23,7 +23,7 @@ import numpy as np
 
 from . import candidates as cand
 from . import engine, scoring
-from .join import BLOCK, check_memory, check_threshold, settings_of, token_texts, verify
+from .join import BLOCK, check_memory, check_threshold, encode_checked, settings_of, token_texts, verify
 
 __all__ = ["deduplicate", "Dedup", "ITEMS_PER_BLOCK", "prepare", "resolve", "exact_rows"]
 
@@ -69,7 +69,7 @@ def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
     samples = list(items[:64]) if isinstance(items, (list, tuple)) else []
     tok = settings_of(*text, samples)
     it, pt = token_texts(items, "item", tok), token_texts(pool, "pool item", tok)
-    enc = cand.encode(it + pt)
+    enc = encode_checked(it + pt, "deduplicate")
     return a, t, enc.part(0, len(it)), enc.part(len(it), len(it) + len(pt))
 
 
@@ -179,7 +179,8 @@ def exact_rows(I: cand.Encoded, P: cand.Encoded, kept: np.ndarray, r0: int, r1: 
         cols = ptexts + (ktexts[:b1 - 1] if kept_cols else [])
         if not cols:
             continue
-        check_memory("deduplicate's exact pass", (b1 - b0, len(cols)), 12 * (b1 - b0) * len(cols))
+        check_memory("deduplicate's exact pass", (b1 - b0, len(cols)), 12 * (b1 - b0) * len(cols),
+                     "pass best='dropped' (the same kept items)")
         lcs, lens = be.lcs_matrix(ktexts[b0:b1] + cols, b1 - b0, threads)
         f = np.array(be.score_matrix(lcs, lens, b1 - b0, a, False, threads, f64=True)[0])
         later = np.arange(len(cols) - npool)[None, :] >= np.arange(b0, b1)[:, None]  # from itself on

@@ -31,7 +31,7 @@ from .hints import hint_texts
 from .text import TextSettings
 
 __all__ = ["similarity_join", "Join", "check_threshold", "check_memory", "pair_f", "token_texts",
-           "batch_words", "BLOCK"]
+           "batch_words", "encode_checked", "BLOCK"]
 
 BLOCK = 2_000_000  # candidate pairs verified at a time (before duplicates are removed)
 
@@ -69,15 +69,15 @@ def _available_bytes() -> Optional[int]:
         return None
 
 
-def check_memory(what: str, shape: tuple, nbytes: int) -> None:
+def check_memory(what: str, shape: tuple, nbytes: int,
+                 advice: str = "use similarity_join (the pairs above a threshold) or smaller blocks") -> None:
     """MemoryError naming ``what``, its shape and the bytes it needs when that is more than
     the memory available now (``/proc/meminfo``'s MemAvailable; unknown: no check)."""
     avail = _available_bytes()
     if avail is not None and nbytes > avail:
         dims = " x ".join(f"{d:,}" for d in shape)
         raise MemoryError(f"{what}: [{dims}] needs about {nbytes / 2**30:,.1f} GiB ({nbytes:,} bytes), "
-                          f"more than the {avail / 2**30:,.1f} GiB available; use similarity_join "
-                          f"(the pairs above a threshold) or smaller blocks")
+                          f"more than the {avail / 2**30:,.1f} GiB available; {advice}")
 
 
 def token_texts(items: Sequence, what: str, tok) -> list:
@@ -186,9 +186,17 @@ def join_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float, self
         yield xs[ok], ys[ok], f[ok]
 
 
+def encode_checked(texts: list, what: str) -> cand.Encoded:
+    """:func:`candidates.encode` after a memory check (about 80 bytes a token at its peak)."""
+    tokens = sum(map(len, texts))
+    check_memory(f"{what}'s token index", (len(texts), tokens), 80 * tokens,
+                 "split the corpus, or use paddle_rougel.dask on a cluster")
+    return cand.encode(texts)
+
+
 def encode_sides(lt: list, rt: Optional[list]) -> tuple:
     """(left, right) :class:`candidates.Encoded` with one vocabulary and element order."""
-    enc = cand.encode(lt + (rt or []))
+    enc = encode_checked(lt + (rt or []), "similarity_join")
     left = enc.part(0, len(lt))
     return left, (left if rt is None else enc.part(len(lt), len(lt) + len(rt)))
 

@@ -19,7 +19,7 @@ threshold is dropped (Self-Instruct: ``if max(rouge_scores) > 0.7: continue``).
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 

@@ -163,7 +163,8 @@ def test_weights_given_as_strings_are_refused(kw):
 
 def test_matrix_too_big_names_shape_and_bytes():
     q = ["a"] * 100_000
-    with pytest.raises(MemoryError, match=r"rouge_l_matrix: \[100,000 x 100,000\] needs about .*GiB \(80,000,000,000 bytes\)"):
+    shape = r"rouge_l_matrix: \[100,000 x 100,000\] needs about .*GiB \(80,000,000,000 bytes\)"
+    with pytest.raises(MemoryError, match=shape):
         rouge_l_matrix(q, q)
 
 

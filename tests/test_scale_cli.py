@@ -37,7 +37,8 @@ def test_dedup_text_and_jsonl_keep_ids(tmp_path, capsys):
 def test_join_files(tmp_path, capsys):
     left, right = tmp_path / "l.txt", tmp_path / "r.jsonl"
     left.write_text("\n".join(TEXTS), encoding="utf-8")
-    right.write_text("\n".join(json.dumps({"id": 100 + i, "text": t}) for i, t in enumerate(TEXTS[:3])), encoding="utf-8")
+    right.write_text("\n".join(json.dumps({"id": 100 + i, "text": t}) for i, t in enumerate(TEXTS[:3])),
+                     encoding="utf-8")
     want = similarity_join(TEXTS, TEXTS[:3], 0.6, tokenize="rouge_score")
     assert main(["join", str(left), str(right), "--threshold", "0.6", "--tokenize", "rouge_score"]) == 0
     rows = _rows(capsys)
