@@ -106,7 +106,9 @@ def _ids(texts: Sequence) -> tuple:
     if set(map(type, flat)) <= _TRUSTED:  # equal to themselves: a dict gives the ids at C speed
         first: dict = {}
         raw = np.fromiter(map(first.setdefault, flat, itertools.count()), dtype=np.int64, count=len(flat))
-        return np.unique(raw, return_inverse=True)[1].reshape(-1).astype(np.int64), lens, False
+        # raw[p]: where token p's value first occurs; dense ids in order of first occurrence
+        code = np.cumsum(raw == np.arange(len(raw), dtype=np.int64)) - 1
+        return code[raw], lens, False
     vocab: dict = {}
     out = np.empty(len(flat), dtype=np.int64)
     for p, tok in enumerate(flat):

@@ -104,6 +104,7 @@ def token_texts(items: Sequence, what: str, tok) -> list:
 
 
 _RS_SEP = re.compile(r"[^a-z0-9\n]+")
+_RS_ASCII = bytes(c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789\n" else 32 for c in range(256))
 
 
 def batch_words(items: Sequence, words: tuple) -> Optional[list]:
@@ -118,7 +119,9 @@ def batch_words(items: Sequence, words: tuple) -> Optional[list]:
         return None
     mode, fold = words
     if mode == 1:
-        big = _RS_SEP.sub(" ", big.lower())
+        big = big.lower()
+        # ASCII: one byte table (a run of separators becomes spaces, the same words); else re
+        big = big.encode("ascii").translate(_RS_ASCII).decode("ascii") if big.isascii() else _RS_SEP.sub(" ", big)
     elif fold:
         big = big.lower()
     return [tuple(s.split()) for s in big.split("\n")] if items else []
