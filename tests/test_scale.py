@@ -218,3 +218,26 @@ def test_batch_words_are_the_tokenizers(texts, how):
         assert got is None
     else:
         assert got == [tuple(tok(x)) for x in texts]
+
+
+def test_kernels_refuse_inconsistent_buffers():
+    from paddle_rougel import _lcs
+
+    z = np.zeros(1, dtype=np.int64)
+    one = np.array([0, 1], dtype=np.int64)
+    ok = (np.array([0], dtype=np.int64), one, np.array([1], dtype=np.int64), np.array([1], dtype=np.int64),
+          one, z, z, np.array([1], dtype=np.int64))
+    xs, ys, nxt = _lcs.join_candidates(*ok, 0, 1, 0.5, 0.5, 0, 100)
+    assert nxt == 1 and np.frombuffer(xs, dtype=np.int64).tolist() == [0]
+    bad_elem = (np.array([5], dtype=np.int64),) + ok[1:]   # an element past the index
+    bad_rec = ok[:5] + (np.array([3], dtype=np.int64),) + ok[6:]  # a right id past rlen
+    for args, lo, hi in ((bad_elem, 0, 1), (bad_rec, 0, 1), (ok, 0, 2), (ok, -1, 1)):
+        with pytest.raises(ValueError, match="inconsistent"):
+            _lcs.join_candidates(*args, lo, hi, 0.5, 0.5, 0, 100)
+    with pytest.raises(ValueError, match="inconsistent"):
+        _lcs.join_candidates(*ok, 0, 1, float("nan"), 0.5, 0, 100)
+    with pytest.raises(ValueError, match="out of range"):
+        _lcs.lcs_index_pairs(["ab"], ["b"], np.array([1]), np.array([0]))
+    assert _lcs.lcs_index_pairs(["ab", ("a",)], ["b"], np.array([0]), np.array([0])) is None
+    got = _lcs.lcs_index_pairs(["ab", "ba"], ["b", "xab"], np.array([0, 1, 0]), np.array([1, 1, 0]))
+    assert np.frombuffer(got, dtype=np.int64).tolist() == [2, 1, 1]
