@@ -15,7 +15,8 @@ The metrics come from the registry (:mod:`paddle_rougel.metrics`, one module eac
 * :func:`rouge_l` / :func:`rouge_lsum`: per-pair F, P, R (TF-Text compatible);
   :func:`rouge_n`: per-pair ROUGE-N as a :class:`Score`.
 * :func:`rouge_l_matrix`: every query against every choice; :func:`deduplicate`: the
-  Self-Instruct ROUGE-L filter.
+  Self-Instruct ROUGE-L filter (bounded memory); :func:`similarity_join`: every pair with F
+  above a threshold, exactly, without all pairs (:mod:`paddle_rougel.join`).
 * :func:`lcs_length` / :func:`lcs_batch`: the exact bit-parallel LCS engine.
 * :func:`alignment`: the LCS a score counts, as (candidate, reference) position pairs
   (ROUGE-Lsum: the union hits per reference sentence); :mod:`paddle_rougel.align`.
@@ -44,6 +45,7 @@ from .engine import backend, lcs_batch, lcs_length
 from .functional import RougeLOutput, compare, compute
 from .groups import breakdown, compare_breakdown
 from .hints import TokenizationHint
+from .join import Join, similarity_join
 from .matrix import Dedup, deduplicate, rouge_l_matrix
 from .scoring import Score, alpha_from_gamma, gamma_from_alpha
 from .text import TokenizerError
@@ -86,7 +88,9 @@ def __dir__():
 __all__ = _METRIC_NAMES + [
     "rouge_l_matrix",
     "deduplicate",
+    "similarity_join",
     "Dedup",
+    "Join",
     "compute",
     "compare",
     "alignment",

@@ -494,6 +494,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import cli_report  # explain, report (cli_report.py)
     cli_report.add_parsers(sub)
+    from . import cli_scale  # dedup, join (cli_scale.py)
+    cli_scale.add_parsers(sub)
     # rouge155 takes ROUGE-1.5.5.pl's own flags: main() hands its arguments over before argparse
     sub.add_parser("rouge155", add_help=False,
                    help="ROUGE-1.5.5.pl's command line, its output byte for byte (rouge155/cli.py)")

@@ -68,8 +68,16 @@ try:  # the compiled kernel is optional: see setup.py
 except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
     _c_ext = None
 
-__all__ = ["LcsResult", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
+__all__ = ["LcsResult", "c_kernel", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
            "get_backend", "register_backend", "unregister_backend", "default_threads"]
+
+
+def c_kernel(name: str):
+    """The C extension's entry point ``name`` while the C back end is active, else None (the
+    caller takes its Python path): the one way other modules reach the extension."""
+    if _c_ext is None or backend() != "c":
+        return None
+    return getattr(_c_ext, name, None)
 
 
 class LcsResult(NamedTuple):

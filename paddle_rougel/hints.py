@@ -51,7 +51,7 @@ from typing import Any, Optional, Sequence
 
 from .text import _CJK, TextSettings
 
-__all__ = ["TokenizationHint", "Hinter", "SAMPLE"]
+__all__ = ["TokenizationHint", "Hinter", "SAMPLE", "hint_texts"]
 
 SAMPLE = 64          # strings looked at per metric (the first ones given)
 _MAX_CHARS = 2000    # characters looked at per string
@@ -169,3 +169,14 @@ class Hinter:
             self.done = True
         if msg is not None:
             warnings.warn(msg, TokenizationHint, stacklevel=_stacklevel())
+
+
+def hint_texts(text: TextSettings, texts: Sequence) -> None:
+    """The same hint for a call given one list of texts (``rouge_l_matrix``, ``deduplicate``,
+    ``similarity_join``): the first :data:`SAMPLE` str items looked at, one warning at most."""
+    h = Hinter(text)
+    if h.done:
+        return
+    msg = h.verdict([s[:_MAX_CHARS] for s in list(texts[:SAMPLE]) if type(s) is str])
+    if msg is not None:
+        warnings.warn(msg, TokenizationHint, stacklevel=_stacklevel())

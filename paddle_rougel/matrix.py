@@ -19,31 +19,23 @@ threshold is dropped (Self-Instruct: ``if max(rouge_scores) > 0.7: continue``).
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from . import engine, scoring
 from .settings import keywords_checked
+from .dedup import Dedup, deduplicate
 from .functional import RougeLOutput
-from .inputs import check_tokens
-from .text import TextSettings
+from .hints import SAMPLE
+from .join import check_memory, settings_of, token_texts
 
 __all__ = ["rouge_l_matrix", "deduplicate", "Dedup"]
 
 _ROWS = 256  # rows of F computed in float64 at a time (the float64 temporaries stay small)
 
 
-def _texts(items: Sequence, what: str, tok) -> list:
-    if isinstance(items, (str, bytes)):
-        raise TypeError(f"{what}s must be a list of texts, not a single {type(items).__name__}")
-    out = []
-    for i, x in enumerate(items):
-        if isinstance(x, str):
-            out.append(tok(x) if tok is not None else x)
-        else:
-            out.append(check_tokens(x, f"{what} {i}"))  # None, sets, unhashable tokens: named
-    return out
+_texts = token_texts
 
 
 def _lcs_matrix(texts: list, q: int, threads: Optional[int]):
@@ -88,57 +80,22 @@ def rouge_l_matrix(queries: Sequence, choices: Sequence, alpha: Optional[float] 
     Errors name the item (``query 3``, ``choice 7``).
     """
     a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
-    settings = TextSettings(tokenize, normalize, lowercase, stem)
-    tok = None if settings.is_default else settings.tokenizer()
+    samples = list(queries[:SAMPLE]) + list(choices[:SAMPLE]) if isinstance(queries, (list, tuple)) and \
+        isinstance(choices, (list, tuple)) else []
+    tok = settings_of(tokenize, normalize, lowercase, stem, samples)
     qt, ct = _texts(queries, "query", tok), _texts(choices, "choice", tok)
-    lcs, lens = _lcs_matrix(qt + ct, len(qt), threads)
-    out = engine.get_backend().score_matrix(lcs, lens, lcs.shape[0], a, with_pr, threads)
+    shape = (len(qt), len(ct))
+    nbytes = shape[0] * shape[1] * 4 * (4 if with_pr else 2)  # int32 LCS + float32 F (P, R)
+    check_memory("rouge_l_matrix", shape, nbytes)
+    try:
+        lcs, lens = _lcs_matrix(qt + ct, len(qt), threads)
+        out = engine.get_backend().score_matrix(lcs, lens, lcs.shape[0], a, with_pr, threads)
+    except MemoryError as e:
+        if str(e):
+            raise
+        dims = f"{shape[0]:,} x {shape[1]:,}"
+        raise MemoryError(f"rouge_l_matrix: [{dims}] needs about {nbytes:,} bytes, which could not be "
+                          "allocated; use similarity_join (the pairs above a threshold)") from None
     return RougeLOutput(*out) if with_pr else out[0]
 
 
-class Dedup(NamedTuple):
-    """``kept``: indices of the items kept, in order (int64); ``best``: per item, its best F
-    against the pool and the items kept before it (float64; 0.0 with nothing to compare)."""
-
-    kept: np.ndarray
-    best: np.ndarray
-
-
-@keywords_checked
-def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
-                alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
-                normalize: str = "none",
-                lowercase: Optional[bool] = None, stem: bool = False,
-                threads: Optional[int] = None) -> Dedup:
-    """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
-    items kept before it is at most ``threshold`` (drop it when above).
-
-    The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
-    F, what Self-Instruct uses) F is symmetric anyway.  One all-pairs call of the items
-    against pool + items (memory O(N * (P + N)): its LCS and float64 F), then one pass in order.
-    ``gamma``: instead of alpha (as alpha 1 / (1 + gamma^2)).
-    """
-    a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
-    threshold = float(threshold)
-    settings = TextSettings(tokenize, normalize, lowercase, stem)
-    tok = None if settings.is_default else settings.tokenizer()
-    it, pt = _texts(items, "item", tok), _texts(pool, "pool item", tok)
-    n, npool = len(it), len(pt)
-    lcs, lens = _lcs_matrix(it + pt + it, n, threads)  # [N, P + N]
-    f = _f64(lcs, lens, n, a, threads)  # float64 [N, P + N]: the threshold sees exact values
-    best = f[:, :npool].max(axis=1) if npool else np.zeros(n, dtype=np.float64)
-    later = np.ascontiguousarray(f[:, npool:].T)  # later[i, j]: item j against item i
-    against_kept = np.zeros(n, dtype=np.float64)
-    kept = []
-    for i in range(n):
-        b = max(best[i], against_kept[i])
-        best[i] = b
-        if b <= threshold:
-            kept.append(i)
-            np.maximum(against_kept[i + 1:], later[i, i + 1:], out=against_kept[i + 1:])
-    return Dedup(np.array(kept, dtype=np.int64), best)
-
-
-def _f64(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, threads: Optional[int]) -> np.ndarray:
-    """F of every cell as float64 (C: scoring.py's operations; Python: scoring.py itself)."""
-    return engine.get_backend().score_matrix(lcs, lens, q, a, False, threads, f64=True)[0]

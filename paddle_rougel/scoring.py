@@ -75,7 +75,9 @@ class RougeLOutput(NamedTuple):
 
 
 def check_gamma(gamma: float) -> float:
-    """Validate gamma: a finite number >= 0."""
+    """Validate gamma: a finite number >= 0 (a str such as '1.2' is not a number)."""
+    if isinstance(gamma, (str, bytes, bytearray)):
+        raise TypeError(f"gamma must be a number, got {type(gamma).__name__} {gamma!r}")
     try:
         g = float(gamma)
     except (TypeError, ValueError):
@@ -89,6 +91,8 @@ def check_alpha(alpha: "float | None") -> float:
     """Validate alpha (TF-Text convention): None -> 0.5; <= 1; negative = tensor2tensor mode."""
     if alpha is None:
         return 0.5
+    if isinstance(alpha, (str, bytes, bytearray)):
+        raise TypeError(f"alpha must be a number or None, got {type(alpha).__name__} {alpha!r}")
     try:
         a = float(alpha)
     except (TypeError, ValueError):

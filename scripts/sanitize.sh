@@ -93,6 +93,7 @@ set +e -o pipefail
     "$ROOT/tests/test_lsum_simd.py" \
     "$ROOT/tests/test_stats.py" \
     "$ROOT/tests/test_backends.py" \
+    "$ROOT/tests/test_scale.py" \
     "$@" 2>&1 | tee "$WORK/pytest.log"
 status=$?
 set -e

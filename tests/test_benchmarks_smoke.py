@@ -77,3 +77,8 @@ def test_benchkit_score_verdict_says_each_benchmarks_lines(capsys):
     assert err.getvalue() == "\nSCORE DISAGREEMENT: a; b\nFAILED score checks: c\n"
     assert kit.max_abs_diff([0.5, 0.25], [0.5, 0.125]) == 0.125
     assert kit.max_abs_diff([], []) == 0.0
+
+
+def test_bench_scale_quick_exits_zero():
+    out = _quick("bench_scale.py", 600)
+    assert "| deduplicate(best='dropped') |" in out and "| similarity_join |" in out

@@ -1,0 +1,247 @@
+"""Exact ROUGE-L similarity join: every pair with F >= threshold, without all pairs.
+
+``similarity_join(left, right, threshold)`` returns the pairs (i, j) with
+``rouge_l_matrix(left, right)[i, j] >= threshold`` in float64, sorted, as three arrays; with
+``right=None`` it joins ``left`` with itself, pairs i < j.  Candidates come from lossless
+bounds (:mod:`paddle_rougel.candidates`: the length filter and a prefix-filter index on
+tokens ordered by rarity) and each is verified by the exact LCS kernel; F is computed by
+the same float64 operations as ``rouge_l_matrix`` (``scoring.precision_recall`` and
+``f_measure``), so each F is bit for bit the matrix cell's float64 value (the matrix holds
+it rounded to float32).  Memory: the inputs, the output and one block of candidates
+(about ``block`` pairs), never the N x M grid.
+
+>>> j = similarity_join(["the cat sat", "the cat sat down", "a dog"], threshold=0.7,
+...                     tokenize="whitespace")
+>>> j.left.tolist(), j.right.tolist(), j.f.round(4).tolist()
+([0], [1], [0.8571])
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import re
+from typing import Any, Iterator, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from . import candidates as cand
+from . import scoring
+from .hints import hint_texts
+from .settings import keywords_checked
+from .text import TextSettings
+
+__all__ = ["similarity_join", "Join", "check_threshold", "check_memory", "pair_f", "token_texts",
+           "batch_words", "encode_checked", "BLOCK"]
+
+BLOCK = 2_000_000  # candidate pairs verified at a time (before duplicates are removed)
+
+
+class Join(NamedTuple):
+    """Pairs with F >= threshold, sorted by (left, right): ``left`` and ``right`` int64
+    indices, ``f`` float64 (the left text is the hypothesis: P = LCS / len(left))."""
+
+    left: np.ndarray
+    right: np.ndarray
+    f: np.ndarray
+
+
+def check_threshold(threshold: Any, name: str = "threshold") -> float:
+    """A finite real number (a str such as '0.5', None, nan or inf: an error naming it)."""
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(threshold).__name__} {threshold!r}")
+    t = float(threshold)
+    if not math.isfinite(t):
+        raise ValueError(f"{name} must be finite, got {threshold!r}")
+    return t
+
+
+def _available_bytes() -> Optional[int]:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(what: str, shape: tuple, nbytes: int,
+                 advice: str = "use similarity_join (the pairs above a threshold) or smaller blocks") -> None:
+    """MemoryError naming ``what``, its shape and the bytes it needs when that is more than
+    the memory available now (``/proc/meminfo``'s MemAvailable; unknown: no check)."""
+    avail = _available_bytes()
+    if avail is not None and nbytes > avail:
+        dims = " x ".join(f"{d:,}" for d in shape)
+        raise MemoryError(f"{what}: [{dims}] needs about {nbytes / 2**30:,.1f} GiB ({nbytes:,} bytes), "
+                          f"more than the {avail / 2**30:,.1f} GiB available; {advice}")
+
+
+def token_texts(items: Sequence, what: str, tok) -> list:
+    """The items as token sequences (str tokenized by ``tok``; None: characters); errors name
+    the item (``what`` and its index)."""
+    from .inputs import check_tokens
+
+    if isinstance(items, (str, bytes)):
+        raise TypeError(f"{what}s must be a list of texts, not a single {type(items).__name__}")
+    words = getattr(tok, "c_words", None)
+    if words is not None and isinstance(items, (list, tuple)):
+        fast = batch_words(items, words)
+        if fast is not None:
+            return fast
+    out = []
+    for i, x in enumerate(items):
+        if isinstance(x, str):
+            out.append(tok(x) if tok is not None else x)
+        else:  # bytes (decode first), None, sets, unhashable tokens: named
+            out.append(check_tokens(x, f"{what} {i}"))
+    return out
+
+
+_RS_SEP = re.compile(r"[^a-z0-9\n]+")
+_RS_ASCII = bytes(c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789\n" else 32 for c in range(256))
+
+
+def batch_words(items: Sequence, words: tuple) -> Optional[list]:
+    """The words of every str of ``items`` as the tokenizer of ``words`` = (mode, fold) gives them
+    (``TextSettings.c_words``: 0 ``str.split()``, lowercased with fold; 1 rouge-score's tokens),
+    read as one string (one ``lower`` and one ``re.sub`` for the batch); None unless every item
+    is a str without a newline."""
+    if not all(type(x) is str for x in items):
+        return None
+    big = "\n".join(items)
+    if big.count("\n") != max(0, len(items) - 1):
+        return None
+    mode, fold = words
+    if mode == 1:
+        big = big.lower()
+        # ASCII: one byte table (a run of separators becomes spaces, the same words); else re
+        big = big.encode("ascii").translate(_RS_ASCII).decode("ascii") if big.isascii() else _RS_SEP.sub(" ", big)
+    elif fold:
+        big = big.lower()
+    return [tuple(s.split()) for s in big.split("\n")] if items else []
+
+
+def pair_f(lcs: np.ndarray, m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    """float64 F of pairs (hypothesis length m, reference n): ``rouge_l_matrix``'s operations."""
+    p, r = scoring.precision_recall(lcs, m, n)
+    return scoring.f_measure(p, r, scoring.Weighting(None, alpha))
+
+
+def settings_of(tokenize, normalize, lowercase, stem, samples: Sequence) -> Any:
+    """The tokenizer of the text settings (None: characters), after the English hint."""
+    settings = TextSettings(tokenize, normalize, lowercase, stem)
+    hint_texts(settings, samples)
+    return None if settings.is_default else settings.tokenizer()
+
+
+def verify(lt: cand.Encoded, rt: cand.Encoded, xs: np.ndarray, ys: np.ndarray, alpha: float,
+           threads: Optional[int]) -> np.ndarray:
+    """Exact float64 F of the pairs (lt[xs] hypothesis, rt[ys])."""
+    lcs = cand.lcs_index_pairs(lt.texts, rt.texts, xs, ys, threads)
+    return pair_f(lcs, lt.lens[xs], rt.lens[ys], alpha)
+
+
+def candidate_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float, self_join: bool,
+                     block: int, o_left: Optional[np.ndarray] = None,
+                     o_right: Optional[np.ndarray] = None) -> Iterator[tuple]:
+    """(xs, ys) blocks of distinct candidate pairs, sorted, xs ascending over the blocks
+    (self_join: ys > xs).  ``t`` > 0.  o_left / o_right: the texts' prefix bounds
+    (default: :func:`candidates.min_need` against the other side's lengths)."""
+    if o_left is None:
+        o_left = cand.min_need(lt.lens, rt.lens, t, alpha, True)
+    if o_right is None:
+        o_right = cand.min_need(rt.lens, lt.lens, t, alpha, False)
+    if self_join:
+        o_left = o_right = np.minimum(o_left, o_right)
+    n_elems = int(max(lt.elems.max(initial=-1), rt.elems.max(initial=-1))) + 1
+    index = cand.build_index(*cand.prefix_entries(rt, cand.prefix_len(rt.lens, o_right)), n_elems)
+    plen = cand.prefix_len(lt.lens, o_left)
+    yield from cand.candidate_pairs(lt, plen, 0, len(lt.lens), index, rt.lens, t, alpha,
+                                    1 if self_join else 0, block)
+
+
+def _all_pairs(nl: int, nr: int, self_join: bool, block: int) -> Iterator[tuple]:
+    """Every pair (threshold <= 0: every F qualifies), in blocks of about ``block``."""
+    rows = max(1, block // max(1, nr))
+    for lo in range(0, nl, rows):
+        xs = np.repeat(np.arange(lo, min(nl, lo + rows), dtype=np.int64), nr)
+        ys = np.tile(np.arange(nr, dtype=np.int64), min(nl, lo + rows) - lo)
+        if self_join:
+            keep = ys > xs
+            xs, ys = xs[keep], ys[keep]
+        yield xs, ys
+
+
+def join_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float, self_join: bool,
+                block: int, threads: Optional[int]) -> Iterator[tuple]:
+    """(xs, ys, f) of the pairs with F >= t, block by block, sorted."""
+    blocks = (_all_pairs(len(lt.lens), len(rt.lens), self_join, block) if t <= 0 else
+              candidate_blocks(lt, rt, t, alpha, self_join, block))
+    for xs, ys in blocks:
+        f = verify(lt, rt, xs, ys, alpha, threads)
+        ok = f >= t
+        yield xs[ok], ys[ok], f[ok]
+
+
+def encode_checked(texts: list, what: str) -> cand.Encoded:
+    """:func:`candidates.encode` after a memory check (about 80 bytes a token at its peak)."""
+    tokens = sum(map(len, texts))
+    check_memory(f"{what}'s token index", (len(texts), tokens), 80 * tokens,
+                 "split the corpus, or use paddle_rougel.dask on a cluster")
+    return cand.encode(texts)
+
+
+def encode_sides(lt: list, rt: Optional[list]) -> tuple:
+    """(left, right) :class:`candidates.Encoded` with one vocabulary and element order."""
+    enc = encode_checked(lt + (rt or []), "similarity_join")
+    left = enc.part(0, len(lt))
+    return left, (left if rt is None else enc.part(len(lt), len(lt) + len(rt)))
+
+
+@keywords_checked
+def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold: float = 0.7, *,
+                    alpha: Optional[float] = None, gamma: Optional[float] = None, tokenize: Any = "char",
+                    normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
+                    threads: Optional[int] = None, block: int = BLOCK, progress=None) -> Join:
+    """Every pair (i, j) with ROUGE-L F(left[i], right[j]) >= threshold, exactly.
+
+    Args:
+        left: texts (str, tokenized by the text settings, or token sequences); the hypothesis
+            side (P = LCS / len(left[i])).
+        right: texts of the same kinds; None: ``left`` with itself, pairs i < j only.
+        threshold: a finite number; <= 0 gives every pair.
+        alpha, gamma: the F weighting, as :func:`paddle_rougel.rouge_l_matrix`.
+        tokenize, normalize, lowercase, stem: text settings (:mod:`paddle_rougel.text`).
+        threads: worker threads of the LCS kernel.
+        block: candidate pairs verified at a time (memory per block: about 100 bytes each).
+        progress: called with the number of left texts done since its last call.
+
+    Returns a :class:`Join` sorted by (left, right); ``f`` is the float64 value whose float32
+    rounding is ``rouge_l_matrix(left, right)[i, j]``.
+    """
+    a = scoring.weighting(gamma, alpha, default_alpha=0.5).as_alpha()
+    t = check_threshold(threshold)
+    block = int(check_threshold(block, "block"))
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    tok = settings_of(tokenize, normalize, lowercase, stem, list(left[:64]) if isinstance(left, (list, tuple)) else [])
+    lt = token_texts(left, "left item", tok)
+    rt = None if right is None else token_texts(right, "right item", tok)
+    el, er = encode_sides(lt, rt)
+    parts, done = [], 0
+    for part in join_blocks(el, er, t, a, right is None, block, threads):
+        parts.append(part)
+        if progress is not None and len(part[0]) and part[0][-1] + 1 > done:
+            progress(int(part[0][-1]) + 1 - done)
+            done = int(part[0][-1]) + 1
+    if progress is not None and len(el.lens) > done:
+        progress(len(el.lens) - done)
+    if not parts:
+        z = np.zeros(0, dtype=np.int64)
+        return Join(z, z.copy(), np.zeros(0, dtype=np.float64))
+    return Join(*(np.concatenate([p[k] for p in parts]) for k in range(3)))

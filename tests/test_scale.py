@@ -1,0 +1,243 @@
+"""similarity_join and the bounded-memory deduplicate against brute force.
+
+Brute force: the textbook DP of tests/oracle.py with its own F (an independent oracle: every
+pair decided by it, except pairs within 1e-12 of the threshold, which the exact float64 grid
+decides), and the all-pairs kernel's float64 grid (tests/scale_data.py: the previous
+deduplicate, bit for bit).  Data: near-duplicates (one to six edits), so many pairs sit within
+0.05 of each threshold.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import oracle
+import paddle_rougel.dedup as dedup_mod
+from paddle_rougel import TokenizationHint, deduplicate, engine, rouge_l_matrix, similarity_join
+from scale_data import brute_dedup, brute_join, f64_grid, near_dups
+
+ALPHAS = [None, 0.3, 0.8, 0.0, 1.0, -1.0]
+THRESHOLDS = [0.5, 0.7, 0.9]
+
+
+def _a(alpha):
+    return 0.5 if alpha is None else alpha
+
+
+def _oracle_f_of(lcs, m, n, alpha):
+    p, r = oracle.pr(lcs, m, n)
+    if alpha < 0:
+        return oracle.f_t2t(p, r)
+    return oracle.f_alpha(p, r, alpha)
+
+
+@pytest.fixture(params=["c", "python"])
+def backend(request):
+    engine.set_backend(request.param)
+    yield request.param
+    engine.set_backend("c")
+
+
+@pytest.fixture(scope="module")
+def oracle_grid():
+    """Near-duplicate token lists and the DP oracle's LCS of every pair."""
+    texts = near_dups(1, 24, 6, hi=14)
+    return texts, np.array([[oracle.lcs_dp(x, y) for y in texts] for x in texts])
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_join_equals_the_dp_oracle_near_the_threshold(alpha, oracle_grid):
+    a = _a(alpha)
+    texts, lcs = oracle_grid
+    f_or = np.array([[_oracle_f_of(int(lcs[i, j]), len(x), len(y), a) for j, y in enumerate(texts)]
+                     for i, x in enumerate(texts)])
+    grid = f64_grid(texts, texts, a)
+    for t in THRESHOLDS:
+        near = np.abs(f_or - t) < 0.05
+        assert near.sum() >= 30, (t, near.sum())  # the data puts many pairs near t
+        sure = np.abs(f_or - t) > 1e-12
+        want = (f_or >= t) & sure | (grid >= t) & ~sure
+        for right in (texts, None):
+            got = similarity_join(texts, right, t, alpha=alpha)
+            i, j = np.nonzero(want if right is not None else want & np.triu(np.ones_like(want), 1).astype(bool))
+            assert got.left.tolist() == i.tolist() and got.right.tolist() == j.tolist(), t
+            np.testing.assert_allclose(got.f, f_or[i, j], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+@pytest.mark.parametrize("chars", [False, True])
+def test_join_is_the_grid_bit_for_bit(backend, alpha, chars):
+    a = _a(alpha)
+    texts = near_dups(3, 35, 3, chars=chars)
+    pool = near_dups(4, 8, 2, chars=chars)
+    for t in THRESHOLDS + [0.0, -0.5, 1.0, 0.2]:
+        for right in (None, pool):
+            bi, bj, bf = brute_join(texts, right, t, a)
+            got = similarity_join(texts, right, t, alpha=alpha, block=40)
+            assert got.left.tolist() == bi.tolist() and got.right.tolist() == bj.tolist(), (t, right is None)
+            assert np.array_equal(got.f, bf)
+    m = rouge_l_matrix(texts, pool, alpha)
+    got = similarity_join(texts, pool, 0.5, alpha=alpha)
+    assert np.array_equal(got.f.astype(np.float32), m[got.left, got.right])
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_dedup_is_the_previous_full_grid_bit_for_bit(backend, alpha, monkeypatch):
+    a = _a(alpha)
+    items, pool = near_dups(5, 40, 3), near_dups(6, 8, 2)
+    for small in (False, True):
+        if small:  # many blocks, kept-index segments, candidate chunks and exact-pass blocks
+            monkeypatch.setattr(dedup_mod, "ITEMS_PER_BLOCK", 9)
+            monkeypatch.setattr(dedup_mod, "BLOCK", 60)
+            monkeypatch.setattr(dedup_mod, "_EXACT_BYTES", 4000)
+        for t in THRESHOLDS + [0.0, -0.1, 1.0]:
+            kept, best = brute_dedup(items, pool, t, a)
+            got = deduplicate(items, pool, t, alpha)
+            assert got.kept.tolist() == kept.tolist(), t
+            assert np.array_equal(got.best, best), t
+            fast = deduplicate(items, pool, t, alpha, best="dropped")
+            assert fast.kept.tolist() == kept.tolist()
+            dropped = np.ones(len(items), dtype=bool)
+            dropped[kept] = False
+            assert np.array_equal(fast.best[dropped], best[dropped]) and np.isnan(fast.best[kept]).all()
+    assert 0 < len(deduplicate(items, pool, 0.7, alpha).kept) < len(items)
+
+
+@settings(deadline=None, derandomize=True, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from("abcde"), max_size=12), max_size=14),
+       st.lists(st.lists(st.sampled_from("abcdef"), max_size=12), max_size=6),
+       st.sampled_from([0.5, 0.7, 0.9, 0.34, 2 / 3, 0.0]), st.sampled_from(ALPHAS))
+def test_join_and_dedup_hypothesis(left, right, t, alpha):
+    a = _a(alpha)
+    for r in (None, right):
+        bi, bj, bf = brute_join(left, r, t, a)
+        got = similarity_join(left, r, t, alpha=alpha)
+        assert got.left.tolist() == bi.tolist() and got.right.tolist() == bj.tolist()
+        assert np.array_equal(got.f, bf)
+    kept, best = brute_dedup(left, right, t, a)
+    got = deduplicate(left, right, t, alpha)
+    assert got.kept.tolist() == kept.tolist() and np.array_equal(got.best, best)
+
+
+def test_text_settings_and_tokens_that_match_nothing():
+    texts = ["The cat sat on the mat.", "the cat sat on a mat", "A dog barked loudly today", "a dog barked"]
+    got = similarity_join(texts, threshold=0.5, tokenize="rouge_score")
+    assert list(zip(got.left.tolist(), got.right.tolist())) == [(0, 1), (2, 3)]
+    nan = float("nan")
+    toks = [[nan, 1, 2], [nan, 1, 2]]  # nan matches nothing, not even itself
+    got = similarity_join(toks, threshold=0.6)
+    assert got.f.tolist() == [pytest.approx(2 / 3)]
+    assert deduplicate(toks, (), 0.6).kept.tolist() == [0]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_non_finite_thresholds_are_refused(bad):
+    with pytest.raises(ValueError, match="threshold must be finite"):
+        deduplicate(["a b"], (), bad)
+    with pytest.raises(ValueError, match="threshold must be finite"):
+        similarity_join(["a b"], None, bad)
+
+
+@pytest.mark.parametrize("bad", ["0.5", b"0.5", None, [0.5], True])
+def test_non_numeric_thresholds_are_refused(bad):
+    with pytest.raises(TypeError, match="threshold must be a real number"):
+        deduplicate(["a b"], (), bad)
+    with pytest.raises(TypeError, match="threshold must be a real number"):
+        similarity_join(["a b"], threshold=bad)
+
+
+@pytest.mark.parametrize("kw", [{"alpha": "0.5"}, {"gamma": "1.2"}, {"alpha": b"0.5"}])
+def test_weights_given_as_strings_are_refused(kw):
+    with pytest.raises(TypeError, match="must be a number"):
+        deduplicate(["a b"], (), 0.5, **kw)
+    with pytest.raises(TypeError, match="must be a number"):
+        rouge_l_matrix(["a b"], ["a"], **kw)
+    with pytest.raises(TypeError, match="must be a number"):
+        similarity_join(["a b"], **kw)
+
+
+def test_matrix_too_big_names_shape_and_bytes():
+    q = ["a"] * 100_000
+    shape = r"rouge_l_matrix: \[100,000 x 100,000\] needs about .*GiB \(80,000,000,000 bytes\)"
+    with pytest.raises(MemoryError, match=shape):
+        rouge_l_matrix(q, q)
+
+
+def test_english_with_characters_gets_the_hint():
+    texts = ["Write a poem about the sea", "Explain how to cook rice", "List three reasons why cats sleep"]
+    for call in (lambda: deduplicate(texts), lambda: rouge_l_matrix(texts, texts),
+                 lambda: similarity_join(texts)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call()
+        assert [type(x.message) for x in w] == [TokenizationHint], w
+        assert "tokenize='rouge_score'" in str(w[0].message)
+        assert w[0].filename == __file__  # points at the user's call
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        deduplicate(texts, tokenize="rouge_score")
+        deduplicate(["今天天气很好", "今天天气不错"])
+
+
+def test_named_errors_and_empty_sides():
+    with pytest.raises(TypeError, match="item 1"):
+        deduplicate(["a", None])
+    with pytest.raises(TypeError, match="pool item 0"):
+        deduplicate(["a"], [{"x"}])
+    with pytest.raises(TypeError, match="right item 1"):
+        similarity_join(["a"], ["b", 3])
+    with pytest.raises(TypeError, match="left item 0"):
+        similarity_join([b"abc"])
+    with pytest.raises(ValueError, match="best must be"):
+        deduplicate(["a"], best="all")
+    assert similarity_join([], threshold=0.5).left.tolist() == []
+    assert similarity_join(["ab"], [], threshold=0.5).f.dtype == np.float64
+    d = deduplicate([], ["a"])
+    assert d.kept.tolist() == [] and d.best.tolist() == []
+    d = deduplicate(["", "", "ab"], (), 0.0)
+    assert d.kept.tolist() == [0, 1, 2] and d.best.tolist() == [0.0, 0.0, 0.0]
+    assert math.isnan(deduplicate(["ab"], best="dropped").best[0])
+
+
+@settings(deadline=None, derandomize=True, max_examples=300)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("aZ9 \t\r\x0b\u2028\u00a0\u03a3\u0130\u212a-.")) |
+                        st.characters(), max_size=12), max_size=8),
+       st.sampled_from([("whitespace", None), ("whitespace", True), ("rouge_score", None)]))
+def test_batch_words_are_the_tokenizers(texts, how):
+    from paddle_rougel.join import batch_words
+    from paddle_rougel.text import TextSettings
+
+    tok = TextSettings(how[0], lowercase=how[1]).tokenizer()
+    got = batch_words(texts, tok.c_words)
+    if any("\n" in x for x in texts):
+        assert got is None
+    else:
+        assert got == [tuple(tok(x)) for x in texts]
+
+
+def test_kernels_refuse_inconsistent_buffers():
+    from paddle_rougel import _lcs
+
+    z = np.zeros(1, dtype=np.int64)
+    one = np.array([0, 1], dtype=np.int64)
+    ok = (np.array([0], dtype=np.int64), one, np.array([1], dtype=np.int64), np.array([1], dtype=np.int64),
+          one, z, z, np.array([1], dtype=np.int64))
+    xs, ys, nxt = _lcs.join_candidates(*ok, 0, 1, 0.5, 0.5, 0, 100)
+    assert nxt == 1 and np.frombuffer(xs, dtype=np.int64).tolist() == [0]
+    bad_elem = (np.array([5], dtype=np.int64),) + ok[1:]   # an element past the index
+    bad_rec = ok[:5] + (np.array([3], dtype=np.int64),) + ok[6:]  # a right id past rlen
+    for args, lo, hi in ((bad_elem, 0, 1), (bad_rec, 0, 1), (ok, 0, 2), (ok, -1, 1)):
+        with pytest.raises(ValueError, match="inconsistent"):
+            _lcs.join_candidates(*args, lo, hi, 0.5, 0.5, 0, 100)
+    with pytest.raises(ValueError, match="inconsistent"):
+        _lcs.join_candidates(*ok, 0, 1, float("nan"), 0.5, 0, 100)
+    with pytest.raises(ValueError, match="out of range"):
+        _lcs.lcs_index_pairs(["ab"], ["b"], np.array([1]), np.array([0]))
+    assert _lcs.lcs_index_pairs(["ab", ("a",)], ["b"], np.array([0]), np.array([0])) is None
+    got = _lcs.lcs_index_pairs(["ab", "ba"], ["b", "xab"], np.array([0, 1, 0]), np.array([1, 1, 0]))
+    assert np.frombuffer(got, dtype=np.int64).tolist() == [2, 1, 1]
