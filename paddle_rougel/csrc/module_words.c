@@ -81,136 +81,185 @@ MOD_DOC(py_lcs_words_doc,
 
 static int py_is_space(uint32_t c) { return Py_UNICODE_ISSPACE((Py_UCS4)c); }
 
+/* One lcs_words call, from its read (words_read) through its run (words_run) to its pack. */
+typedef struct {
+    PyObject **ci, **li;        /* the candidates, the reference lists (or strs: one_ref) */
+    Py_ssize_t N, T;            /* instances, texts */
+    int mode, fold, threads, one_ref, with_lcs, simd;
+    int owned;                  /* objs holds a reference to each str (released at the end) */
+    int deferred;               /* texts the pass with Python code must finish (lowercase, legacy str) */
+    RougeNSpec spec;
+    Scratch tmp;                /* the temporaries, in one scratch block (every entry is written before it is read) */
+    PyObject **objs;
+    WordText *texts;
+    int64_t *inst;
+    double *cost;
+    PyObject *out[7];           /* lcs, cand_len, ref_len, ref_count[, hits, cand_grams, ref_grams] */
+} WordsCall;
+
+/* one pass over the scattered str objects (each a cache miss: fetched ahead): the
+ * objects, the candidate first (owned references unless the tuples hold them), and
+ * their storage.  No Python code runs in it (a finalizer could change the lists):
+ * texts to lowercase wait for the pass after. */
+static void words_read_pass(WordsCall *c) {
+    PyObject **ci = c->ci, **li = c->li;
+    const int one_ref = c->one_ref, owned = c->owned, fold = c->fold;
+    for (Py_ssize_t i = 0, t = 0; i < c->N; i++) {
+        c->inst[i] = t;
+        if (i + 16 < c->N) {
+            __builtin_prefetch(ci[i + 16], 1);
+            if (one_ref) __builtin_prefetch(li[i + 16], 1);
+        }
+        PyObject **items = mod_refs_of(li, i, one_ref);
+        const Py_ssize_t k = mod_nrefs_of(li, i, one_ref);
+        for (Py_ssize_t j = -1; j < k; j++, t++) {
+            PyObject *o = j < 0 ? ci[i] : items[j];
+            if (owned) Py_INCREF(o);
+            c->objs[t] = o;
+            c->texts[t].data = NULL;
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(o) < 0) continue;  /* (the pass after reports it) */
+#endif
+            if (fold && !PyUnicode_IS_ASCII(o)) continue;
+            mod_text_of(o, &c->texts[t]);
+        }
+    }
+}
+
+/* The pass with Python code: the texts the read left (str.lower(), a legacy str's storage).
+ * 0, or -1 with an exception. */
+static int words_read_deferred(WordsCall *c) {
+    for (Py_ssize_t t = 0; t < c->T && c->deferred; t++) {
+        if (c->texts[t].data) continue;
+        if (!c->owned) {  /* str.lower() below replaces objects: own them all from here (rare) */
+            for (Py_ssize_t u = 0; u < c->T; u++) Py_INCREF(c->objs[u]);
+            c->owned = 1;
+        }
+#if PY_VERSION_HEX < 0x030C0000
+        if (PyUnicode_READY(c->objs[t]) < 0) return -1;
+#endif
+        if (c->fold && !PyUnicode_IS_ASCII(c->objs[t])) {  /* str.lower(): exactly Python's lowercase */
+            PyObject *low = PyObject_CallMethod(c->objs[t], "lower", NULL);
+            if (!low) return -1;
+            Py_SETREF(c->objs[t], low);
+#if PY_VERSION_HEX < 0x030C0000
+            if (PyUnicode_READY(c->objs[t]) < 0) return -1;
+#endif
+        }
+        mod_text_of(c->objs[t], &c->texts[t]);
+    }
+    return 0;
+}
+
+/* Read: the temporaries, then every text's storage (pairs: two tuples of one str reference
+ * each, read on every thread by pair_read_range; else one pass here), then the deferred
+ * texts.  0, 1 when an item is not an exact str (the result is None), or -1 with an exception. */
+static int words_read(WordsCall *c, int pairs) {
+    const size_t nt = (size_t)c->T + 1, ni = (size_t)c->N + 1;
+    char *at = (char *)mod_scratch_take(&c->tmp, 8 * ((nt * sizeof(WordText) + 7) / 8 + nt + 2 * ni), 0);
+    if (!at) return -1;
+    c->objs = (PyObject **)mod_carve(&at, nt, sizeof(PyObject *));
+    c->texts = (WordText *)mod_carve(&at, nt, sizeof(WordText));
+    c->inst = (int64_t *)mod_carve(&at, ni, sizeof(int64_t));
+    c->cost = (double *)mod_carve(&at, ni, sizeof(double));
+    c->deferred = 1;
+    if (pairs) {
+        PairRead R = {c->ci, c->li, c->fold, c->objs, c->texts, c->inst, c->cost, 0, 0};
+        run_even((size_t)c->N, c->threads, PAIR_READ_MIN, pair_read_range, &R);  /* (cannot fail) */
+        if (R.bad) return 1;
+        c->deferred = R.deferred;
+    } else {
+        words_read_pass(c);
+    }
+    c->inst[c->N] = c->T;
+    return words_read_deferred(c);
+}
+
+/* Run: the results, not initialised (each thread zeroes and fills its instances' entries
+ * (words_range), so their pages are first touched in parallel), then the kernel.  0, or -1
+ * with an exception. */
+static int words_run(WordsCall *c) {
+    const Py_ssize_t N = c->N, T = c->T;
+    int64_t *out, *cl, *rl, *rc;
+    if (!(c->out[0] = mod_int64_array_raw(T - N, &out)) || !(c->out[1] = mod_int64_array_raw(N, &cl)) ||
+        !(c->out[2] = mod_int64_array_raw(T - N, &rl)) || !(c->out[3] = mod_int64_array_raw(N, &rc)))
+        return -1;
+    WordsBatch W = {c->texts, c->inst, c->mode, c->fold, py_is_space, c->with_lcs ? out : NULL, cl, rl, rc, NULL,
+                    {NULL, NULL, NULL}, c->simd == 0, c->with_lcs ? NULL : out};
+    if (c->spec.orders) {
+        W.ngram = &c->spec;
+        if (!(c->out[4] = mod_int64_array_raw((T - N) * c->spec.K, &W.ngram_out.hits)) ||
+            !(c->out[5] = mod_int64_array_raw(N * c->spec.K, &W.ngram_out.cand_grams)) ||
+            !(c->out[6] = mod_int64_array_raw((T - N) * c->spec.K, &W.ngram_out.ref_grams)))
+            return -1;
+    }
+    if (c->deferred)  /* (pair_read_range gave the costs of texts it read) */
+        for (Py_ssize_t i = 0; i < N; i++) c->cost[i] = words_cost(&W, (size_t)i);
+    return mod_run_kernel(c->cost, N, c->threads, words_range, &W);
+}
+
+/* Pack: rc 0 (read and run went through) the result tuple, 1 None, -1 NULL (the exception
+ * set); then the call's resources released. */
+static PyObject *words_pack(WordsCall *c, int rc) {
+    PyObject *result = NULL, **o = c->out;
+    if (rc == 1) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else if (rc == 0) {
+        result = c->spec.orders ? PyTuple_Pack(7, o[0], o[1], o[2], o[3], o[4], o[5], o[6])
+                                : PyTuple_Pack(4, o[0], o[1], o[2], o[3]);
+    }
+    if (c->objs && c->owned)
+        for (Py_ssize_t t = 0; t < c->T; t++) Py_XDECREF(c->objs[t]);
+    mod_scratch_give(&c->tmp);
+    free((void *)c->spec.orders);
+    for (int k = 0; k < 7; k++) Py_XDECREF(o[k]);
+    return result;
+}
+
 PyObject *py_lcs_words(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"cands", "ref_lists", "mode", "fold", "threads", "one_ref", "orders", "distinct", "lcs",
                              "simd", NULL};
-    PyObject *cands, *lists, *result = NULL, *lcs = NULL, *cl_o = NULL, *rl_o = NULL, *rc_o = NULL;
-    PyObject *orders_in = Py_None, *h_o = NULL, *cg_o = NULL, *rg_o = NULL;
-    int mode, fold = 0, threads = 1, one_ref = 0, distinct = 0, with_lcs = 1, simd = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pipOppi", kwlist, &cands, &lists, &mode, &fold, &threads,
-                                     &one_ref, &orders_in, &distinct, &with_lcs, &simd))
+    PyObject *cands, *lists, *orders_in = Py_None;
+    WordsCall c;
+    memset(&c, 0, sizeof(c));
+    int distinct = 0;
+    c.threads = 1;
+    c.with_lcs = 1;
+    c.simd = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|pipOppi", kwlist, &cands, &lists, &c.mode, &c.fold, &c.threads,
+                                     &c.one_ref, &orders_in, &distinct, &c.with_lcs, &c.simd))
         return NULL;
-    if (!mod_simd_ok("lcs_words", simd)) return NULL;
-    if (mode != WORDS_SPLIT && mode != WORDS_ALNUM) {
+    if (!mod_simd_ok("lcs_words", c.simd)) return NULL;
+    if (c.mode != WORDS_SPLIT && c.mode != WORDS_ALNUM) {
         PyErr_SetString(PyExc_ValueError, "lcs_words: mode must be 0 (split) or 1 (rouge_score)");
         return NULL;
     }
-    if (mode == WORDS_ALNUM) fold = 1;
+    if (c.mode == WORDS_ALNUM) c.fold = 1;
     if (!mod_same_length_lists(cands, lists)) Py_RETURN_NONE;
-    RougeNSpec spec = {NULL, 0, distinct};
-    if (orders_in != Py_None && !(spec.orders = mod_read_orders(orders_in, &spec.K))) return NULL;
-    const Py_ssize_t N = PySequence_Fast_GET_SIZE(cands);
-    PyObject **ci = PySequence_Fast_ITEMS(cands), **li = PySequence_Fast_ITEMS(lists);
+    c.spec.distinct = distinct;
+    if (orders_in != Py_None && !(c.spec.orders = mod_read_orders(orders_in, &c.spec.K))) return NULL;
+    const Py_ssize_t N = c.N = PySequence_Fast_GET_SIZE(cands);
+    c.ci = PySequence_Fast_ITEMS(cands);
+    c.li = PySequence_Fast_ITEMS(lists);
     /* Two tuples of one str reference each (the batches compute() and the metrics make):
      * their items are read on every thread (pair_read_range); else one pass here. */
-    const int pairs = one_ref && PyTuple_CheckExact(cands) && PyTuple_CheckExact(lists);
-    Py_ssize_t T = pairs ? N : mod_str_refs_total(ci, li, N, one_ref);  /* types first: no Python code runs until the copy */
+    const int pairs = c.one_ref && PyTuple_CheckExact(cands) && PyTuple_CheckExact(lists);
+    /* types first: no Python code runs until the copy */
+    const Py_ssize_t T = pairs ? N : mod_str_refs_total(c.ci, c.li, N, c.one_ref);
     if (T < 0) {
-        free((void *)spec.orders);
+        free((void *)c.spec.orders);
         Py_RETURN_NONE;
     }
-    T += N;
+    c.T = T + N;
     /* The strs need a reference each (owned) unless every container is a tuple: then the
      * call's arguments keep them alive, whatever Python code runs or other threads do while
      * the kernel reads them (no Py_INCREF / Py_DECREF of every scattered object). */
-    int owned = !(PyTuple_CheckExact(cands) && PyTuple_CheckExact(lists));
-    for (Py_ssize_t i = 0; i < N && !owned && !one_ref; i++) owned = !PyTuple_CheckExact(li[i]);
-    /* the temporaries, in one scratch block (every entry is written before it is read) */
-    const size_t nt = (size_t)T + 1, ni = (size_t)N + 1;
-    Scratch tmp;
-    char *at = (char *)mod_scratch_take(&tmp, 8 * ((nt * sizeof(WordText) + 7) / 8 + nt + 2 * ni), 0);
-    PyObject **objs = NULL;
-    WordText *texts = NULL;
-    int64_t *inst = NULL;
-    double *cost = NULL;
-    if (!at) goto done;
-    objs = (PyObject **)mod_carve(&at, nt, sizeof(PyObject *));
-    texts = (WordText *)mod_carve(&at, nt, sizeof(WordText));
-    inst = (int64_t *)mod_carve(&at, ni, sizeof(int64_t));
-    cost = (double *)mod_carve(&at, ni, sizeof(double));
-    int deferred = 1;  /* texts the pass with Python code must finish (lowercase, legacy str) */
-    if (pairs) {
-        PairRead R = {ci, li, fold, objs, texts, inst, cost, 0, 0};
-        run_even((size_t)N, threads, PAIR_READ_MIN, pair_read_range, &R);  /* (cannot fail) */
-        if (R.bad) {
-            result = Py_None;
-            Py_INCREF(result);
-            goto done;
-        }
-        deferred = R.deferred;
-    } else {
-        /* one pass over the scattered str objects (each a cache miss: fetched ahead): the
-         * objects, the candidate first (owned references unless the tuples hold them), and
-         * their storage.  No Python code runs in it (a finalizer could change the lists):
-         * texts to lowercase wait for the pass after. */
-        for (Py_ssize_t i = 0, t = 0; i < N; i++) {
-            inst[i] = t;
-            if (i + 16 < N) {
-                __builtin_prefetch(ci[i + 16], 1);
-                if (one_ref) __builtin_prefetch(li[i + 16], 1);
-            }
-            PyObject **items = mod_refs_of(li, i, one_ref);
-            const Py_ssize_t k = mod_nrefs_of(li, i, one_ref);
-            for (Py_ssize_t j = -1; j < k; j++, t++) {
-                PyObject *o = j < 0 ? ci[i] : items[j];
-                if (owned) Py_INCREF(o);
-                objs[t] = o;
-                texts[t].data = NULL;
-#if PY_VERSION_HEX < 0x030C0000
-                if (PyUnicode_READY(o) < 0) continue;  /* (the pass after reports it) */
-#endif
-                if (fold && !PyUnicode_IS_ASCII(o)) continue;
-                mod_text_of(o, &texts[t]);
-            }
-        }
-    }
-    inst[N] = T;
-    for (Py_ssize_t t = 0; t < T && deferred; t++) {
-        if (texts[t].data) continue;
-        if (!owned) {  /* str.lower() below replaces objects: own them all from here (rare) */
-            for (Py_ssize_t u = 0; u < T; u++) Py_INCREF(objs[u]);
-            owned = 1;
-        }
-#if PY_VERSION_HEX < 0x030C0000
-        if (PyUnicode_READY(objs[t]) < 0) goto done;
-#endif
-        if (fold && !PyUnicode_IS_ASCII(objs[t])) {  /* str.lower(): exactly Python's lowercase */
-            PyObject *low = PyObject_CallMethod(objs[t], "lower", NULL);
-            if (!low) goto done;
-            Py_SETREF(objs[t], low);
-#if PY_VERSION_HEX < 0x030C0000
-            if (PyUnicode_READY(objs[t]) < 0) goto done;
-#endif
-        }
-        mod_text_of(objs[t], &texts[t]);
-    }
-    /* the results, not initialised: each thread zeroes and fills its instances' entries
-     * (words_range), so their pages are first touched in parallel */
-    int64_t *out, *cl, *rl, *rc;
-    if (!(lcs = mod_int64_array_raw(T - N, &out)) || !(cl_o = mod_int64_array_raw(N, &cl)) ||
-        !(rl_o = mod_int64_array_raw(T - N, &rl)) || !(rc_o = mod_int64_array_raw(N, &rc)))
-        goto done;
-    WordsBatch W = {texts, inst, mode, fold, py_is_space, with_lcs ? out : NULL, cl, rl, rc, NULL, {NULL, NULL, NULL},
-                    simd == 0, with_lcs ? NULL : out};
-    if (spec.orders) {
-        W.ngram = &spec;
-        if (!(h_o = mod_int64_array_raw((T - N) * spec.K, &W.ngram_out.hits)) ||
-            !(cg_o = mod_int64_array_raw(N * spec.K, &W.ngram_out.cand_grams)) ||
-            !(rg_o = mod_int64_array_raw((T - N) * spec.K, &W.ngram_out.ref_grams)))
-            goto done;
-    }
-    if (deferred)  /* (pair_read_range gave the costs of texts it read) */
-        for (Py_ssize_t i = 0; i < N; i++) cost[i] = words_cost(&W, (size_t)i);
-    if (mod_run_kernel(cost, N, threads, words_range, &W) < 0) goto done;
-    result = spec.orders ? PyTuple_Pack(7, lcs, cl_o, rl_o, rc_o, h_o, cg_o, rg_o) : PyTuple_Pack(4, lcs, cl_o, rl_o, rc_o);
-done:
-    if (objs && owned)
-        for (Py_ssize_t t = 0; t < T; t++) Py_XDECREF(objs[t]);
-    mod_scratch_give(&tmp);
-    free((void *)spec.orders);
-    Py_XDECREF(lcs); Py_XDECREF(cl_o); Py_XDECREF(rl_o); Py_XDECREF(rc_o);
-    Py_XDECREF(h_o); Py_XDECREF(cg_o); Py_XDECREF(rg_o);
-    return result;
+    c.owned = !(PyTuple_CheckExact(cands) && PyTuple_CheckExact(lists));
+    for (Py_ssize_t i = 0; i < N && !c.owned && !c.one_ref; i++) c.owned = !PyTuple_CheckExact(c.li[i]);
+    int rc = words_read(&c, pairs);
+    if (rc == 0) rc = words_run(&c);
+    return words_pack(&c, rc);
 }
 
 PyObject *py_words_simd_level(PyObject *self, PyObject *noargs) {
