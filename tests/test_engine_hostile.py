@@ -281,7 +281,7 @@ def test_another_thread_mutating_the_lists():
 
 
 def test_concurrent_word_calls_each_get_their_own_scratch():
-    """lcs_words keeps one scratch block between calls (module.c scratch_take): calls from
+    """lcs_words keeps one scratch block between calls (module.c mod_scratch_take): calls from
     several threads at once (each releases the GIL while its kernel runs, so they overlap)
     must each get memory of their own.  Every call's numbers equal the same call alone, for
     batches of different sizes (a larger one regrows the kept block under the others)."""

@@ -294,7 +294,7 @@ def test_str_tuple_in_c_and_in_python_agree():
 
 def test_two_tuples_are_read_on_every_thread():
     """Two tuples of str, one reference each (what compute() and the metrics pass), are read
-    on every thread (module.c pair_read_range: at least 4,096 pairs a thread) while the GIL is
+    on every thread (module_words.c pair_read_range: at least 4,096 pairs a thread) while the GIL is
     held; texts that need Python (non-ASCII to lowercase) are finished after, by the calling
     thread.  Every pair equals Python's tokens and the DP whatever the thread count (0 and
     negative counts mean one), non-ASCII texts in both halves; an item that is not an exact
