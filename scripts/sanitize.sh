@@ -64,6 +64,8 @@ export PYTHONDONTWRITEBYTECODE=1
 # Python objects (str data included) from malloc, not pymalloc's arenas: a read past
 # the end of a str the kernels are given is then an ASan report.
 export PYTHONMALLOC=malloc
+# tests/conftest.py then deselects the runs that execute no C code (the pure-Python engine's)
+export PADDLE_ROUGEL_SANITIZE=1
 
 cd "$WORK"  # not the checkout: `python -m` puts the cwd first on sys.path
 "$PY" - "$SO" <<'EOF'
