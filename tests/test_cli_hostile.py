@@ -19,7 +19,8 @@ import zipfile
 
 import pytest
 
-from paddle_rougel import __version__, dureader_io, engine
+from paddle_rougel import __version__, engine
+from paddle_rougel.cli import dureader_io
 from paddle_rougel.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -382,7 +383,7 @@ def test_zip_is_detected_by_case_insensitive_extension_and_magic(capsys, ex, tmp
 def test_os_error_without_a_file_name_has_no_empty_prefix(capsys, ex, monkeypatch):
     def boom(args):
         raise OSError(errno.EIO, "Input/output error")
-    from paddle_rougel import cli_dureader
+    from paddle_rougel.cli import dureader as cli_dureader
 
     monkeypatch.setattr(cli_dureader, "cmd_dureader", boom)
     rc, out, err = run(capsys, "dureader", "--pred_file", ex[0], "--ref_file", ex[1])

@@ -18,7 +18,7 @@ import time
 import pandas as pd
 import pytest
 
-from paddle_rougel import fileio
+from paddle_rougel.cli import fileio
 from test_cli_hostile import one_error, run  # the CLI helpers, one home (tests/ is on sys.path)
 
 ROW_KEYS = ["question_id", "question_type", "precision", "recall", "f", "bonus"]
@@ -272,7 +272,7 @@ def test_signal_after_everything_is_done_keeps_status_0(ex, tmp_path):
 
 def test_signal_ignored_at_start_stays_ignored(ex, tmp_path):
     """nohup / `&` in a script start a process with SIGHUP / SIGINT ignored: kept so."""
-    p = sh('trap "" HUP; "$PY" -c "import signal, sys; from paddle_rougel import procio; procio.install(); '
+    p = sh('trap "" HUP; "$PY" -c "import signal, sys; from paddle_rougel.cli import procio; procio.install(); '
            'print(signal.getsignal(signal.SIGHUP) == signal.SIG_IGN)"', cwd=tmp_path)
     assert p.stdout.strip() == "True", p.stderr
 

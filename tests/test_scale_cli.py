@@ -55,5 +55,5 @@ def test_bad_files_name_file_and_line(tmp_path, capsys):
     assert main(["join", str(js)]) == 2
     assert "bad.jsonl, line 2: not JSON" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        from paddle_rougel.cli import build_parser
+        from paddle_rougel.cli.parser import build_parser
         build_parser().parse_args(["dedup", str(js), "--threshold", "inf"])

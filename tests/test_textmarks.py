@@ -1,4 +1,4 @@
-"""paddle_rougel.textmarks: user strings made safe to isolate, and tokens placed in the text as
+"""paddle_rougel.cli.textmarks: user strings made safe to isolate, and tokens placed in the text as
 written (what the report marks). The layout itself is checked in Chromium (test_report.py);
 here the pieces, against Python's own Unicode database and the tokenizers themselves."""
 import random
@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from paddle_rougel.text import TextSettings
-from paddle_rougel.textmarks import FSI, PARAGRAPH_SEPARATORS, bidi_safe, marked_text, token_spans
+from paddle_rougel.cli.textmarks import FSI, PARAGRAPH_SEPARATORS, bidi_safe, marked_text, token_spans
 
 
 def test_paragraph_separators_are_every_bidi_class_b_character():

@@ -23,30 +23,18 @@ field.
 """
 from __future__ import annotations
 
-import argparse
 import json
+import sys
 from typing import Any, List, Optional
 
-from .dureader_io import InputError
+from .common import CliError, check_input
+from .jsonline import InputError, parse_json, reject_constant
 
-__all__ = ["INPUT_FORMATS", "add_field_options", "read_instances", "reject_constant", "text_lines"]
+__all__ = ["INPUT_FORMATS", "read_instances", "reject_constant", "text_lines", "read_text", "read_lines", "read_json"]
 
 INPUT_FORMATS = ("auto", "text", "jsonl")
 _KINDS = {dict: "an object", list: "a list", int: "a number", float: "a number", bool: "a boolean",
           type(None): "null"}
-
-
-def add_field_options(p: argparse.ArgumentParser) -> None:
-    """``--field``, ``--hyp-field``, ``--ref-field`` and ``--input-format`` on a line command."""
-    p.add_argument("--field", default=None, metavar="KEY",
-                   help="JSON-lines inputs: score this field of each object (both sides)")
-    p.add_argument("--hyp-field", "--hyp_field", dest="hyp_field", default=None, metavar="KEY",
-                   help="JSON-lines hypotheses: their field (LLaMA-Factory: predict)")
-    p.add_argument("--ref-field", "--ref_field", dest="ref_field", default=None, metavar="KEY",
-                   help="JSON-lines references: their field (LLaMA-Factory: label)")
-    p.add_argument("--input-format", "--input_format", dest="input_format", choices=INPUT_FORMATS,
-                   default="auto", help="auto (default: JSON lines when the first line is a JSON "
-                                        "object), text (lines as written) or jsonl")
 
 
 def text_lines(text: str) -> List[str]:
@@ -55,10 +43,6 @@ def text_lines(text: str) -> List[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-
-
-def reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")  # Python's json would accept NaN/Infinity
 
 
 def _object(line: str) -> Optional[dict]:
@@ -100,12 +84,7 @@ def read_instances(path: str, text: str, field: Optional[str], flag: str, fmt: s
 
 
 def _field(path: str, lineno: int, line: str, field: str) -> str:
-    try:
-        obj: Any = json.loads(line, parse_constant=reject_constant)
-    except ValueError as e:
-        raise InputError(f"{path}:{lineno}: invalid JSON ({e})") from None
-    except RecursionError:
-        raise InputError(f"{path}:{lineno}: invalid JSON (nested too deeply)") from None
+    obj: Any = parse_json(line, (path, lineno))
     if not isinstance(obj, dict):
         raise InputError(f"{path}:{lineno}: expected a JSON object, got {_KINDS.get(type(obj), 'a string')}")
     if field not in obj:
@@ -120,3 +99,36 @@ def _field(path: str, lineno: int, line: str, field: str) -> str:
         except UnicodeEncodeError:
             raise InputError(f"{path}:{lineno}: field {field!r} holds an unpaired surrogate escape") from None
     return value
+
+
+def read_text(path: str) -> str:
+    """A file's text (``-``: standard input): UTF-8, an optional BOM dropped; errors name the line."""
+    if path == "-":
+        data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+    else:
+        check_input(path)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise CliError(f"{path}: cannot read ({e.strerror or e})") from None
+    if data.startswith(b"\xef\xbb\xbf"):  # dropped before decoding: offsets stay file offsets - 3
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError(f"{path}:{_line_of(data, e.start)}: not UTF-8 text") from None
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def read_json(path: str) -> Any:
+    """A JSON file's value (a state file: ``merge``)."""
+    return parse_json(read_text(path), path)
+
+
+def read_lines(path: str) -> List[str]:
+    """A text file's lines (``-``: standard input), UTF-8 with an optional BOM."""
+    return text_lines(read_text(path))

@@ -22,7 +22,7 @@ def flag_type(parse):
 
 
 def confidence_level(text: str) -> float:
-    """A level in (0, 1); a whole number >= 1 is the old resample count (see cli._check_resamples)."""
+    """A level in (0, 1); a whole number >= 1 is the old resample count (see paddle_rougel.cli.options)."""
     try:
         v = float(text)
     except ValueError:

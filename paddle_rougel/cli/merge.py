@@ -2,7 +2,7 @@
 ``state_dict()``) into the score of all their data.  Each state is read by its metric's
 accumulator (named in the registry, :mod:`paddle_rougel.metrics`), which checks structure,
 settings, field names, shapes and values.  The scores print as ``score`` / ``dureader`` print them
-(a ROUGE type's F, P and R: :func:`paddle_rougel.cli._type_scores`), in the first file's order (the
+(a ROUGE type's F, P and R: :func:`paddle_rougel.cli.common.type_scores`), in the first file's order (the
 order of the ``--rouge-types`` that made it).  ``--confidence [LEVEL]`` draws ``score
 --confidence``'s interval of each score over the instances the states keep (written by ``score
 --confidence --save-state``), the files' instances in their order.
@@ -12,20 +12,22 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Tuple
 
-from . import __version__
-from .accumulators import from_state
-from .cli import (STATE_FORMAT, CliError, _build, _check_finite, check_input, _ci_signature, _pct,
-                  _print_result, _read_json, _scores_result, _type_scores)
-from .config import read_config
-from .functional import signature as types_signature
-from .procio import printable
-from .metrics import METRICS
+from paddle_rougel.accumulators import from_state
+from paddle_rougel.config import read_config
+from paddle_rougel.functional import signature as settings_signature
+from paddle_rougel.metrics import METRICS
 
-__all__ = ["cmd_merge", "derived_signature"]
+from .common import CliError, build, check_finite, check_input, pct, type_scores
+from .lineio import read_json
+from .output import STATE_FORMAT, print_result, scores_result
+from .procio import printable
+from .signatures import ci_parts, signature
+
+__all__ = ["cmd_merge", "derived_parts", "derived_signature"]
 
 
 def _load_state_file(path: str) -> Dict[str, Any]:
-    obj = _read_json(path)
+    obj = read_json(path)
     if isinstance(obj, dict) and "metrics" in obj:
         fmt, metrics = obj.get("format", STATE_FORMAT), obj["metrics"]
         if fmt != STATE_FORMAT:
@@ -98,7 +100,7 @@ def _check_merge_config(accs: Dict[str, Any], spec: str) -> None:
     for acc in accs.values():
         ms = acc.spec
         fixed = {k: getattr(acc.settings, k) for k in ms.label_fields()}
-        want = _build(lambda v: ms.from_options({**v, **fixed}), values, origin)
+        want = build(lambda v: ms.from_options({**v, **fixed}), values, origin)
         if want != acc.settings:
             raise CliError(f"the states' settings {acc.settings.config()} differ from {spec}: "
                            f"{want.config()}")
@@ -113,10 +115,10 @@ def _merged_scores(accs: Dict[str, Any], where: str) -> Dict[str, float]:
         if name in result:  # two states of one kind would print one number for two data sets
             raise CliError(f"{where}: holds two {name} states")
         try:
-            result.update(_type_scores({name: acc}))
+            result.update(type_scores({name: acc}))
         except OverflowError as e:
             raise CliError(f"{where}: cannot score with the settings {acc.settings.config()} ({e})") from None
-    _check_finite(result, "the states' sums or settings are out of range")
+    check_finite(result, "the states' sums or settings are out of range")
     return result
 
 
@@ -130,10 +132,9 @@ def _type_name(acc) -> str:
     return "bleu{n_size}".format(**fixed) if "n_size" in fixed else "rougeL"
 
 
-def derived_signature(accs: Dict[str, Any]) -> str:
-    """The settings part of the signature, derived from the merged states' own settings (never
-    from what a file says): the metrics' names joined by ``+``, then every setting once, as
-    ``score`` (:func:`paddle_rougel.functional.signature`) and ``dureader`` print them."""
+def derived_parts(accs: Dict[str, Any]) -> List[tuple]:
+    """The signature builder's parts, derived from the merged states' own settings (never from
+    what a file says): each metric's name, spec, the parameters its name says, and settings."""
     parts = []
     for acc in accs.values():
         name = _type_name(acc)
@@ -141,13 +142,21 @@ def derived_signature(accs: Dict[str, Any]) -> str:
         if "n_size" in params:  # BLEU's n is said by its name, as ROUGE-N's
             params["n"] = params.pop("n_size")
         parts.append((name, acc.spec, params, acc.settings))
-    return types_signature(parts)
+    return parts
 
 
-def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
-    """The derived signature (:func:`derived_signature`) with the version and the engines the
-    files name; a file whose stored signature says other settings than its states is refused
-    (a signature is never trusted: it would be printed as the settings of the number)."""
+def derived_signature(accs: Dict[str, Any]) -> str:
+    """The settings part of the signature, derived from the merged states' own settings: the
+    metrics' names joined by ``+``, then every setting once, as ``score``
+    (:func:`paddle_rougel.functional.signature`) and ``dureader`` print them."""
+    return settings_signature(derived_parts(accs))
+
+
+def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str], extra: List[str]) -> str:
+    """The derived signature (:func:`derived_signature`), ``extra`` (the interval drawn), the
+    version and the engines the files name; a file whose stored signature says other settings
+    than its states is refused (a signature is never trusted: it would be printed as the settings
+    of the number)."""
     derived = derived_signature(metrics)
     for path, sig in sigs.items():
         said = "|".join(p for p in _split_engine(sig)[0].split("|") if not p.startswith("v:"))
@@ -155,7 +164,7 @@ def _merge_signature(metrics: Dict[str, Any], sigs: Dict[str, str]) -> str:
             raise CliError(f"{path}: its signature {said!r} contradicts its states' settings, which give "
                            f"{derived!r} (a state file edited by hand?)")
     engines = sorted({e for s in sigs.values() for e in _split_engine(s)[1]})
-    return "|".join([derived, f"v:{__version__}"] + ([f"engine:{'+'.join(engines)}"] if engines else []))
+    return signature(derived_parts(metrics), extra, "+".join(engines) if engines else None)
 
 
 def _distinct_inputs(paths: List[str]) -> None:
@@ -170,22 +179,19 @@ def _distinct_inputs(paths: List[str]) -> None:
         seen[key] = p
 
 
-def cmd_merge(args) -> int:
-    _distinct_inputs(args.state_files)
-    files = [(p, _load_state_file(p)) for p in args.state_files]
+def cmd_merge(opts) -> int:
+    _distinct_inputs(opts.state_files)
+    files = [(p, _load_state_file(p)) for p in opts.state_files]
     metrics = _merged_metrics(files)
     sigs = {p: f["signature"] for p, f in files if f["signature"] is not None}
-    signature = _merge_signature(metrics, sigs)
-    if args.config:
-        _check_merge_config(metrics, args.config)
+    sig = _merge_signature(metrics, sigs, ci_parts(opts))  # the interval: score's place for it
+    if opts.config:
+        _check_merge_config(metrics, opts.config)
     scores = _merged_scores(metrics, files[0][0] if len(files) == 1 else "the merged states")
-    if args.confidence is None:
-        result, fmt = {k: _pct(v) for k, v in scores.items()}, args.format
+    if opts.confidence is None:
+        result, fmt = {k: pct(v) for k, v in scores.items()}, opts.format
     else:  # as score --confidence: each score's interval over the states' instances (in file order)
         by_label = {acc.label: acc for acc in metrics.values()}
-        result, fmt = _scores_result(args, by_label, {name: scores[name] for name in by_label})
-        parts = signature.split("|")  # score's place for it: before the version
-        at = next((i for i, x in enumerate(parts) if x.startswith("v:")), len(parts))
-        signature = "|".join(parts[:at] + _ci_signature(args) + parts[at:])
-    _print_result(args, result, fmt, signature, [f"merged {len(files)} state files"])
+        result, fmt = scores_result(opts, by_label, {name: scores[name] for name in by_label})
+    print_result(opts, result, fmt, sig, [f"merged {len(files)} state files"])
     return 0

@@ -1,4 +1,6 @@
-"""``paddle-rougel report``: one self-contained HTML file that explains a score.
+"""The ``report`` command's page: one self-contained HTML file that explains a score, rendered
+from data computed before (:func:`paddle_rougel.cli.report.compute`: the intervals, tests, Holm
+adjustments, groups, histogram and alignments); nothing here computes a statistic.
 
 Inline CSS and SVG only (no script, no font, no image file, no network at view
 time): the headline scores with bootstrap intervals and the
@@ -14,14 +16,7 @@ instances where the systems differ most, side by side.  Text files: every type o
 Every user string (ids, types, sources, keys, file names, texts)
 is isolated (``<bdi>``; in SVG, FSI ... PDI) so that a right-to-left override in it cannot
 reorder the page's own text; texts are shown as written, the counted tokens marked in them
-(:mod:`paddle_rougel.textmarks`).
-
-The numbers are the command line's: the same accumulators, intervals
-(``--confidence [LEVEL]``, default 0.95, ``--resamples`` resamples, ``--seed``: the options,
-defaults, checks and formula of ``score --confidence``) and tests
-(``compare``: paired bootstrap) as ``dureader --by ... --confidence`` and
-``compare --by ...``; the statistics are computed before the page is written
-(:func:`compute`).  Every figure in a table sits in an element with
+(:mod:`paddle_rougel.cli.textmarks`).  Every figure in a table sits in an element with
 ``data-metric`` / ``data-group`` / ``data-system`` attributes (what the browser
 test reads back).
 """
@@ -30,27 +25,18 @@ from __future__ import annotations
 import html
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-import numpy as np
+from paddle_rougel.align import marked_runs
+from paddle_rougel.lsum import split_sentences
 
-from . import cli, cli_dureader, cli_score
-from .align import best_reference, marked_runs
-from .cli import CliError, _pct
-from .groups import LENGTH_ORDER, grouped, holm
-from .lsum import split_sentences
-from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
-from .fileio import check_distinct, output_fd, write_outputs
+from .common import pct
 from .textmarks import FSI, PDI, bidi_safe, marked_text, token_spans
 
-__all__ = ["cmd_report", "compute", "render", "System", "Grouping"]
+__all__ = ["render", "System", "Grouping", "user_html"]
 
 COLOURS = ("#3b6fb6", "#e07b24")
-DIFF_SHOWN = 10  # instances shown where two systems differ most
 
 
 # ------------------------------------------------------------------ data
-
-LCS_TYPES = ("ROUGE-L", "ROUGE-Lsum")  # the types whose counted tokens an alignment shows
 
 
 class System:
@@ -76,98 +62,18 @@ class Grouping(NamedTuple):
     keys: Sequence
 
 
-def _builtin(by: str, keys: Sequence) -> Grouping:
-    words = by.replace("_", " ")
-    return Grouping(by, f"By {words}", by, words, keys)
-
-
-def _key_file(path: str, keys: Sequence) -> Grouping:
-    return Grouping("keys", f"By keys from {_u(path)}", "key", "key", keys)
-
-
-def _load(args):
-    """(systems, items, groupings, settings, signature, summary) from the command's sources;
-    ``settings``: those of the alignment shown (the primary type's), None for ROUGE-N alone."""
-    from .cli_report import dureader_keys
-
-    out = [("-o", args.output)]
-    if args.ref_file:
-        preds = args.pred_file or []
-        if not 1 <= len(preds) <= 2 or args.hyp or args.ref:
-            raise CliError("report DuReader files with --ref_file R --pred_file A [--pred_file B]")
-        if args.summary_level or args.by or getattr(args, "split", None) or args.rouge_types:
-            raise CliError("--summary-level, --rouge-types, --split and --by are for text files (--hyp/--ref)")
-        check_distinct(cli._inputs(args, "--ref_file") + [("--pred_file", p) for p in preds], out)
-        values, origin = cli._choices(args, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
-        settings, _ = cli._build(dureader_from_options, values, origin)
-        contests = cli_dureader._read_contests(args, preds)
-        systems = [System(n, p, cli_dureader._contest_metrics(c, values, origin, keep=True)[0], c.cands)
-                   for n, p, c in zip("AB", preds, contests)]
-        c0 = contests[0]
-        tok = systems[0].accs["ROUGE-L"].tokenizer
-        groupings = [_builtin(by, dureader_keys(by, c0, tok)) for by in ("question_type", "source", "length")]
-        items = [{"id": q, "type": t, "refs": r} for q, t, r in zip(c0.qids, c0.types, c0.ref_lists)]
-        sig = cli._signature("rougeL+bleu4", settings, *cli._ci_signature(args))
-        summary = cli_dureader._counts(c0)
-    else:
-        systems, items, groupings, settings, sig = _load_text(args, out)
-        summary = f"lines scored: {len(items)}"
-    if not len(systems[0].f):
-        raise CliError("nothing to report: no instance was scored")
-    return systems, items, groupings, settings, sig, summary
-
-
-def _load_text(args, out):
-    """Text line files: every type of ``--rouge-types`` (``score``'s reading and numbers)."""
-    from .cli_report import LINE_BY, line_keys, no_bonus
-
-    hyps_files = args.hyp or []
-    if not 1 <= len(hyps_files) <= 2 or not args.ref or args.pred_file:
-        raise CliError("report text files with --ref R [--ref R2 ...] --hyp A [--hyp B], or "
-                       "DuReader files with --ref_file R --pred_file A [--pred_file B]")
-    inputs = [("--hyp", h) for h in hyps_files] + [("--ref", r) for r in args.ref]
-    if args.by:
-        inputs.append(("--by", args.by))
-    check_distinct([(f, p) for f, p in inputs if p != "-"], out)
-    no_bonus(args)
-    values, origin, parts = cli_score.line_metrics(args)
-    lines, refsets = cli_score.read_score_inputs(hyps_files, args.ref, args)
-    systems = []
-    for n, h, hyps in zip("AB", hyps_files, lines):
-        accs = cli_score.line_accumulators(parts, values, origin, keep=True)
-        cli_score.score_lines(accs, hyps, refsets, origin)
-        primary = next((m for m in accs if m in LCS_TYPES), None)
-        systems.append(System(n, h, accs, hyps, primary))
-    if len(systems) == 2 and len(systems[0].f) != len(systems[1].f):
-        raise CliError(f"{hyps_files[1]} has {len(systems[1].f)} lines but {hyps_files[0]} has "
-                       f"{len(systems[0].f)}")
-    n = len(systems[0].f)
-    first = systems[0].accs[next(iter(systems[0].accs))]
-    groupings = [_builtin("length", line_keys("length", n, refsets, first.tokenizer))]
-    if args.by and args.by != LINE_BY:  # --by length is the built-in (warned about when a file of that name is here)
-        groupings.append(_key_file(args.by, line_keys(args.by, n)))
-    elif args.by:
-        line_keys(args.by, n, refsets, first.tokenizer)  # the warning
-    items = [{"id": f"line {i + 1}", "type": None, "refs": [rs[i] for rs in refsets]} for i in range(n)]
-    for it in items:  # as score reads them (cli_score.line_text)
-        it["refs"] = [cli_score.line_text(r) for r in it["refs"]]
-    for s in systems:
-        s.cands = [cli_score.line_text(c) for c in s.cands]
-    primary = systems[0].primary
-    settings = systems[0].accs[primary].settings if primary in LCS_TYPES else None
-    sig = cli.run_signature(parts, *cli._ci_signature(args))
-    return systems, items, groupings, settings, sig
-
-
 # ------------------------------------------------------------------ HTML pieces
 
 def _e(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _u(x: Any) -> str:
+def user_html(x: Any) -> str:
     """A user string (id, key, file name, text) in HTML: isolated, escaped."""
     return f"<bdi>{_e(bidi_safe(x))}</bdi>"
+
+
+_u = user_html
 
 
 def _su(x: Any) -> str:
@@ -211,10 +117,9 @@ def _bar_chart(labels: Sequence[str], series: List[Tuple[str, List[Dict[str, flo
     return "".join(out)
 
 
-def _histogram(systems: List[System], metric: str) -> str:
-    edges = np.linspace(0.0, 1.0, 11)
-    counts = [np.histogram(s.f, bins=edges)[0] for s in systems]
-    top = max(1, max(int(c.max()) for c in counts))
+def _histogram(systems: List[System], metric: str, edges: Sequence[float], counts: List[Sequence[int]]) -> str:
+    """Bars of the per-instance F's counts in ten bins (``edges``), per system."""
+    top = max(1, max(int(max(c)) for c in counts))
     left, width, height, base = 40, 520, 220, 190
     slot = width / 10
     bw = (slot - 6) / len(systems)
@@ -264,12 +169,13 @@ def _plain(text: Any) -> str:
     return _u(shown) if shown else '<span class="empty">(empty)</span>'
 
 
-def _aligned(cand: Any, refs: Sequence, settings) -> Tuple[str, str, str]:
+def _aligned(cand: Any, refs: Sequence, settings, best) -> Tuple[str, str, str]:
     """(candidate HTML, best reference HTML, caption) with the counted LCS tokens marked in the
-    texts as written; ``settings`` None (ROUGE-N alone): the first reference, nothing marked."""
+    texts as written (``best``: the best reference's ``(index, alignment, F of each reference)``);
+    ``settings`` None (ROUGE-N alone): the first reference, nothing marked."""
     if settings is None:
         return _plain(cand), _plain(refs[0]), f"reference 1 of {len(refs)} (ROUGE-N: no alignment drawn)"
-    k, a, fs = best_reference(cand, refs, settings)
+    k, a, fs = best
     text = settings.text
     if hasattr(a, "hits"):  # ROUGE-Lsum: one line per sentence
         split = settings.split
@@ -291,7 +197,7 @@ def _aligned(cand: Any, refs: Sequence, settings) -> Tuple[str, str, str]:
 
 # ------------------------------------------------------------------ sections
 
-def _headline(systems: List[System], sig: str, args, summary: str, data: dict) -> str:
+def _headline(systems: List[System], sig: str, summary: str, data: dict) -> str:
     names = list(systems[0].accs)
     rows = []
     for s in systems:
@@ -302,15 +208,16 @@ def _headline(systems: List[System], sig: str, args, summary: str, data: dict) -
     head = "".join(f"<th>{_e(m)}</th>" for m in names)
     return (f'<section id="headline"><h2>Scores</h2><table class="scores"><thead><tr><th>system</th>'
             f'<th>file</th><th>count</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            f'<p class="note">x100; {cli._level(args.confidence)} percentile bootstrap intervals over '
-            f'instances ({args.resamples} '
-            f'resamples, seed {args.seed}). {_e(summary)}.</p>'
-            + _overall_table(systems, data["overall"], args) +
+            f'<p class="note">x100; {data["level"]} percentile bootstrap intervals over '
+            f'instances ({data["resamples"]} '
+            f'resamples, seed {data["seed"]}). {_e(summary)}.</p>'
+            + _overall_table(systems, data) +
             f'<p class="sig" id="signature">{_u(sig)}</p></section>')
 
 
-def _overall_table(systems: List[System], overall: Optional[Dict[str, Any]], args) -> str:
-    """B - A over all instances, per metric: ``compare``'s row (computed by :func:`compute`)."""
+def _overall_table(systems: List[System], data: dict) -> str:
+    """B - A over all instances, per metric: ``compare``'s row (computed by ``report.compute``)."""
+    overall: Optional[Dict[str, Any]] = data["overall"]
     if overall is None:
         return ""
     rows = []
@@ -322,41 +229,30 @@ def _overall_table(systems: List[System], overall: Optional[Dict[str, Any]], arg
                         '</td></tr>')
             continue
         sig = ' class="signif"' if c.p_value < 0.05 else ""
-        rows.append(f'<tr{sig}><th>{_e(m)}</th><td class="num">{_pct(c.score_a):.2f}</td>'
-                    f'<td class="num">{_pct(c.score_b):.2f}</td>'
-                    f'<td class="num diff" {attrs}><b>{_pct(c.difference):+.2f}</b> '
-                    f'<span class="ci">[{_pct(c.low):.2f}, {_pct(c.high):.2f}]</span></td>'
+        rows.append(f'<tr{sig}><th>{_e(m)}</th><td class="num">{pct(c.score_a):.2f}</td>'
+                    f'<td class="num">{pct(c.score_b):.2f}</td>'
+                    f'<td class="num diff" {attrs}><b>{pct(c.difference):+.2f}</b> '
+                    f'<span class="ci">[{pct(c.low):.2f}, {pct(c.high):.2f}]</span></td>'
                     f'<td class="num p" {attrs}>{round(c.p_value, 4):.4f}</td></tr>')
     return (f'<h3>B - A over all instances</h3><table class="scores diffs overall"><thead><tr><th>metric</th>'
-            f'<th>A</th><th>B</th><th>B - A [{cli._level(args.confidence)} interval]</th><th>p</th></tr></thead>'
+            f'<th>A</th><th>B</th><th>B - A [{data["level"]} interval]</th><th>p</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table><p class="note">Paired bootstrap over all instances '
-            f'({args.resamples} resamples, seed {args.seed}): the test and numbers of <code>paddle-rougel '
+            f'({data["resamples"]} resamples, seed {data["seed"]}): the test and numbers of <code>paddle-rougel '
             'compare</code> with the same files and options; rows with p &lt; 0.05 are bold.</p>')
 
 
-def _cell(grp) -> Dict[str, Any]:
-    """A group's score and interval, x100 (the interval None for a group of one instance)."""
-    iv = grp.interval
-    return {"score": _pct(grp.score), "low": None if iv is None else _pct(iv.low),
-            "high": None if iv is None else _pct(iv.high)}
-
-
-def _group_cells(res: Dict[Any, Any], systems: List[System]) -> Dict[tuple, Dict[str, Any]]:
-    return {(s.name, m, k): _cell(grp) for k, g in res.items()
-            for s, per in zip(systems, g.systems) for m, grp in per.items()}
-
-
-def _groups_section(systems: List[System], g: Grouping, res: Dict[Any, Any], args) -> str:
+def _groups_section(systems: List[System], g: Grouping, gd: dict, data: dict) -> str:
+    """A grouping's table, charts and (two systems) differences, from ``gd``: its ``labels``,
+    ``count`` and ``cells`` by (system, metric, key), and ``diffs`` per metric."""
     names = list(systems[0].accs)
     two = len(systems) == 2
-    labels = list(res)
-    cell = _group_cells(res, systems)
+    labels, cell = gd["labels"], gd["cells"]
     head = "".join(f"<th>{_e(m)} {s.name}</th>" for m in names for s in systems)
     rows = []
     for k in labels:
         cells = "".join(_num(cell[s.name, m, k], f'data-system="{s.name}" data-metric="{_e(m)}" '
                                                  f'data-group="{_e(k)}"') for m in names for s in systems)
-        rows.append(f'<tr><th>{_u(k)}</th><td class="num">{res[k].count}</td>{cells}</tr>')
+        rows.append(f'<tr><th>{_u(k)}</th><td class="num">{gd["count"][k]}</td>{cells}</tr>')
     wide = " wide" if len(names) * len(systems) >= 4 else ""  # the intervals under the scores
     out = [f'<section class="groups" id="by-{_e(g.by)}"><h2>{g.title}</h2>'
            f'<table class="scores{wide}"><thead><tr><th>{_e(g.column)}</th><th>count</th>{head}</tr></thead>'
@@ -366,39 +262,38 @@ def _groups_section(systems: List[System], g: Grouping, res: Dict[Any, Any], arg
         out.append(_bar_chart([str(k) for k in labels], series, f"{m} by {g.label}"))
     out.append("</div>")
     if two:
-        out.append(_diff_table(res, names, args))
+        out.append(_diff_table(gd["diffs"], names, data))
     out.append("</section>")
     return "".join(out)
 
 
-def _diff_table(res: Dict[Any, Any], names: List[str], args) -> str:
+def _diff_table(diffs: Dict[str, list], names: List[str], data: dict) -> str:
+    """``diffs[metric]``: ``(key, count, comparison, Holm-adjusted p)`` per group (comparison None:
+    one instance, not tested)."""
     rows = []
     for m in names:  # Holm over the tested groups, per metric (as `compare --by`)
-        tested = [k for k, g in res.items() if m in g.comparisons]
-        adjusted = dict(zip(tested, holm([res[k].comparisons[m].p_value for k in tested])))
-        for k, g in res.items():
+        for k, count, c, p_adj in diffs[m]:
             attrs = f'data-metric="{_e(m)}" data-group="{_e(k)}"'
-            if k not in adjusted:  # one instance: nothing to resample
-                rows.append(f'<tr><th>{_u(k)}</th><td>{_e(m)}</td><td class="num">{g.count}</td>'
+            if c is None:  # one instance: nothing to resample
+                rows.append(f'<tr><th>{_u(k)}</th><td>{_e(m)}</td><td class="num">{count}</td>'
                             f'<td class="num diff" {attrs} colspan="3">(1 instance: no test)</td></tr>')
                 continue
-            c, p_adj = g.comparisons[m], adjusted[k]
             sig = ' class="signif"' if p_adj < 0.05 else ""
-            rows.append(f'<tr{sig}><th>{_u(k)}</th><td>{_e(m)}</td><td class="num">{g.count}</td>'
-                        f'<td class="num diff" {attrs}>{_pct(c.difference):+.2f} '
-                        f'<span class="ci">[{_pct(c.low):.2f}, {_pct(c.high):.2f}]</span></td>'
+            rows.append(f'<tr{sig}><th>{_u(k)}</th><td>{_e(m)}</td><td class="num">{count}</td>'
+                        f'<td class="num diff" {attrs}>{pct(c.difference):+.2f} '
+                        f'<span class="ci">[{pct(c.low):.2f}, {pct(c.high):.2f}]</span></td>'
                         f'<td class="num p" {attrs}>{round(c.p_value, 4):.4f}</td>'
                         f'<td class="num holm" {attrs}>{round(p_adj, 4):.4f}</td></tr>')
     return ('<h3>B - A per group</h3><table class="scores diffs"><thead><tr><th>group</th><th>metric</th>'
-            f'<th>count</th><th>B - A [{cli._level(args.confidence)} interval]</th><th>p</th><th>p (Holm)</th>'
+            f'<th>count</th><th>B - A [{data["level"]} interval]</th><th>p</th><th>p (Holm)</th>'
             '</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table><p class="note">Paired bootstrap ({args.resamples} '
+            f'<tbody>{"".join(rows)}</tbody></table><p class="note">Paired bootstrap ({data["resamples"]} '
             'resamples) on each group\'s instances; p (Holm): adjusted for the number of groups by '
             "Holm's step-down method; rows with p (Holm) &lt; 0.05 are bold.</p>")
 
 
-def _instance_block(item: dict, f: float, cand: Any, settings, label: str = "") -> str:
-    c, r, cap = _aligned(cand, item["refs"], settings)
+def _instance_block(item: dict, f: float, cand: Any, settings, best, label: str = "") -> str:
+    c, r, cap = _aligned(cand, item["refs"], settings, best)
     kind = f' <span class="type">{_u(item["type"])}</span>' if item["type"] else ""
     return (f'<div class="inst"><div class="ih">{_e(label)}<b>{_u(item["id"])}</b>{kind} F '
             f'<b class="f">{f * 100:.2f}</b> <span class="cap">{_e(cap)}</span></div>'
@@ -406,26 +301,25 @@ def _instance_block(item: dict, f: float, cand: Any, settings, label: str = "") 
             f'<div class="row"><span class="k">reference</span><span class="txt">{r}</span></div></div>')
 
 
-def _worst(systems: List[System], items: List[dict], settings, n: int) -> str:
+def _worst(systems: List[System], items: List[dict], settings, worst: List[tuple]) -> str:
+    """``worst``: ``(instance, its alignment)``, lowest F of A first."""
     s = systems[0]
-    idx = np.argsort(s.f, kind="stable")[:n]
-    blocks = "".join(_instance_block(items[i], float(s.f[i]), s.cands[i], settings) for i in idx.tolist())
+    blocks = "".join(_instance_block(items[i], float(s.f[i]), s.cands[i], settings, best) for i, best in worst)
     how = ("Highlighted in the text as written: the tokens of the LCS the score counts (rouge-score's "
            "tie rule), against the reference with the highest pair F." if settings is not None else
            "ROUGE-N counts n-grams: no alignment is drawn.")
-    return (f'<section id="worst"><h2>The {len(idx)} lowest-scoring instances of A ({_e(s.primary)} F)</h2>'
+    return (f'<section id="worst"><h2>The {len(worst)} lowest-scoring instances of A ({_e(s.primary)} F)</h2>'
             f'<p class="note">{_e(how)}</p>' + blocks + "</section>")
 
 
-def _differ(systems: List[System], items: List[dict], settings) -> str:
-    a, b = systems
-    d = b.f - a.f
-    idx = np.argsort(-np.abs(d), kind="stable")[:DIFF_SHOWN]
+def _differ(systems: List[System], items: List[dict], settings, differ: List[tuple]) -> str:
+    """``differ``: ``(instance, B - A, each system's alignment)``, the largest differences first."""
+    a = systems[0]
     rows = []
-    for i in idx.tolist():
-        cells = "".join(f'<td>{_instance_block(items[i], float(s.f[i]), s.cands[i], settings, s.name + ": ")}</td>'
-                        for s in systems)
-        rows.append(f'<tr><td class="num">{d[i] * 100:+.2f}</td>{cells}</tr>')
+    for i, d, bests in differ:
+        cells = "".join(f'<td>{_instance_block(items[i], float(s.f[i]), s.cands[i], settings, best, s.name + ": ")}</td>'
+                        for s, best in zip(systems, bests))
+        rows.append(f'<tr><td class="num">{d * 100:+.2f}</td>{cells}</tr>')
     return (f'<section id="differ"><h2>Where A and B differ most ({_e(a.primary)} F)</h2>'
             '<table class="side"><thead><tr>'
             '<th>B - A</th><th>A</th><th>B</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table></section>")
@@ -455,37 +349,18 @@ table.side td.num{width:4%}.empty{color:#999}table.wide td.num{white-space:norma
 """
 
 
-def compute(systems: List[System], groupings: List[Grouping], args) -> dict:
-    """Every statistic the page shows, before it is written (:func:`paddle_rougel.groups.grouped`:
-    one set of resampled sums per group for every metric of both systems).  All instances as one
-    group give the headline: each score's interval (the draws and percentile interval of
-    ``score --confidence``, :func:`paddle_rougel.stats.bootstrap`) and, with two systems, B - A
-    with its paired bootstrap test (the draws and test of ``compare``,
-    :func:`paddle_rougel.stats.paired_bootstrap`): their numbers, at the report's
-    ``--confidence``, ``--resamples`` and ``--seed``.  Then each grouping's groups."""
-    two = len(systems) == 2
-    runs = [s.accs for s in systems]
-
-    def stats(keys, order=None):
-        return grouped(runs, keys, args.confidence, args.resamples, args.seed, order, paired=two)
-
-    (whole,) = stats([0] * len(systems[0].f)).values()
-    headline = {(s.name, m): _cell(grp) for s, per in zip(systems, whole.systems) for m, grp in per.items()}
-    groups = [stats(g.keys, LENGTH_ORDER if g.by == "length" else None) for g in groupings]
-    return {"headline": headline, "groups": groups, "overall": whole.comparisons if two else None}
-
-
 def render(systems: List[System], items: List[dict], groupings: List[Grouping], settings, sig: str,
-           summary: str, args, data: dict) -> str:
-    """The report as one HTML document, from the statistics :func:`compute` made."""
+           summary: str, data: dict) -> str:
+    """The report as one HTML document, from the data ``report.compute`` made (``settings``: the
+    alignments' text settings, None for ROUGE-N alone)."""
     metric = systems[0].primary
-    parts = [_headline(systems, sig, args, summary, data)]
-    parts += [_groups_section(systems, g, res, args) for g, res in zip(groupings, data["groups"])]
+    parts = [_headline(systems, sig, summary, data)]
+    parts += [_groups_section(systems, g, gd, data) for g, gd in zip(groupings, data["groups"])]
     parts.append('<section id="distribution"><h2>Distribution of per-instance ' + _e(metric) + ' F</h2>'
-                 + _histogram(systems, metric) + "</section>")
-    parts.append(_worst(systems, items, settings, args.worst))
+                 + _histogram(systems, metric, *data["histogram"]) + "</section>")
+    parts.append(_worst(systems, items, settings, data["worst"]))
     if len(systems) == 2:
-        parts.append(_differ(systems, items, settings))
+        parts.append(_differ(systems, items, settings, data["differ"]))
     legend = " ".join(f'<span class="sw" style="background:{COLOURS[i]}"></span>{s.name}: {_u(s.path)}'
                       for i, s in enumerate(systems))
     return ("<!DOCTYPE html>\n<html lang=\"zh\"><head><meta charset=\"utf-8\">"
@@ -493,14 +368,3 @@ def render(systems: List[System], items: List[dict], groupings: List[Grouping], 
             f"<title>paddle-rougel report</title><style>{_CSS}</style></head><body>"
             f"<h1>paddle-rougel report</h1><p class=\"note\">{legend}</p>"
             + "".join(parts) + "</body></html>\n")
-
-
-def cmd_report(args) -> int:
-    systems, items, groupings, settings, sig, summary = _load(args)
-    data = compute(systems, groupings, args)  # the statistics first, then the page
-    page = render(systems, items, groupings, settings, sig, summary, args, data)
-    args.results_to_stderr = output_fd(args.output) == 1  # -o -: the page is stdout
-    write_outputs([(args.output, page)])
-    cli._print_result(args, {"report": args.output, "systems": len(systems), "instances": len(items)},
-                      "json", sig, [summary])
-    return 0

@@ -29,13 +29,11 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from .jsonline import InputError, parse_json
+
 __all__ = ["InputError", "read_rows", "build_contest", "Contest", "normalize", "QUESTION_TYPES"]
 
 QUESTION_TYPES = ("YES_NO", "ENTITY", "DESCRIPTION")
-
-
-class InputError(ValueError):
-    """Bad input data (the CLI prints it as a one-line error)."""
 
 
 def normalize(s: str) -> str:
@@ -244,15 +242,9 @@ def read_rows(path: str, is_ref: bool, progress: Optional[Callable[[int], None]]
     norm = (lambda s: s) if keep_spaces else normalize
     rows: Dict[Any, dict] = {}
     first_seen: Dict[Any, str] = {}
-    loads = json.loads
     for name, lineno, line in _iter_lines(path, progress):
         where = (name, lineno)  # formatted only for an error message
-        try:
-            obj = loads(line)
-        except ValueError as e:
-            raise InputError(f"{_w(where)}: invalid JSON ({e})") from None
-        except RecursionError:
-            raise InputError(f"{_w(where)}: invalid JSON (nested too deeply)") from None
+        obj = parse_json(line, where, constants=True)  # NaN: as the contest's json.loads
         if not isinstance(obj, dict):
             raise InputError(f"{_w(where)}: each line must be a JSON object, got {type(obj).__name__}")
         if line.count(":") != len(obj):  # cheap: no key repeated (see _check_unique_keys)

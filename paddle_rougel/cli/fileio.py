@@ -30,9 +30,9 @@ nothing.
 All or nothing across outputs: every temp file is written first, then the
 in-place outputs, and only then are the temp files renamed into place; if
 anything fails before that, nothing has been replaced.  Temp files are removed
-on every exit path: errors, and (with :func:`paddle_rougel.procio.install`)
+on every exit path: errors, and (with :func:`paddle_rougel.cli.procio.install`)
 SIGINT / SIGTERM / SIGHUP; from the first rename on, signals are held back
-(:func:`paddle_rougel.procio.hold`).  A reader
+(:func:`paddle_rougel.cli.procio.hold`).  A reader
 that goes away (``EPIPE``, ``| head``) ends its stream quietly; the other
 outputs are still written.
 
@@ -47,7 +47,7 @@ Errors are :class:`OutputError` naming the user's path, never the temp file.
 >>> check_distinct([("--ref_file", a)], [("--save-state", a)])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-paddle_rougel.fileio.OutputError: --save-state .../a.txt is the same file as --ref_file .../a.txt (refusing to overwrite an input)
+paddle_rougel.cli.fileio.OutputError: --save-state .../a.txt is the same file as --ref_file .../a.txt (refusing to overwrite an input)
 """
 from __future__ import annotations
 
