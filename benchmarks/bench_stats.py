@@ -29,10 +29,11 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import dureader_workload  # noqa: E402
 
-from paddle_rougel import engine, stats  # noqa: E402
-from paddle_rougel.accumulators import BleuAccumulator  # noqa: E402
-from paddle_rougel.inputs import make_batch  # noqa: E402
-from paddle_rougel.settings import BleuSettings  # noqa: E402
+from paddle_rougel.engine import host as engine
+from paddle_rougel.stats import intervals as stats  # noqa: E402
+from paddle_rougel.metrics.bleu import BleuAccumulator  # noqa: E402
+from paddle_rougel.engine.inputs import make_batch  # noqa: E402
+from paddle_rougel.metrics.bleu import BleuSettings  # noqa: E402
 
 
 def timed(fn):

@@ -55,19 +55,22 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import __version__, engine, procio, scoring
+from . import procio
+from .core.version import __version__
+from .engine import host as engine
+from .core import scoring
 # accumulators, not the metric classes: those import paddle (about 1 s) when created, and
 # this process never needs it; state files are the same either way
-from .config import ConfigError, read_config, resolve_config_path
+from .api.config import ConfigError, read_config, resolve_config_path
 from .dureader_io import InputError
 from .fileio import OutputError, check_distinct, output_fd, remove_temps, write_outputs
 from .cli_values import confidence_level, flag_type, positive_count, seed_value
 from .lineio import add_field_options, reject_constant, text_lines
-from .functional import signature as types_signature
+from .api.functional import signature as types_signature
 from .metrics import METRICS, OPTIONS, rouge_types
 from .metrics.dureader_rouge_l import BONUS_OPTIONS
 from .perinstance import FORMATS, RowError, per_instance_format, per_instance_text
-from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from .core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["main"]
 
@@ -349,7 +352,7 @@ def _add_options(p: argparse.ArgumentParser, options, aliases: Optional[Dict[str
 def _check_resamples(args) -> None:
     """The interval's level and resample count (the rule: stats.check_resamples), before any input
     is read.  ``--confidence N`` with N a count (the old spelling) means ``--resamples N``."""
-    from .stats import check_resamples
+    from .stats.intervals import check_resamples
 
     if not hasattr(args, "confidence"):
         return

@@ -9,14 +9,13 @@ from __future__ import annotations
 import warnings
 from typing import List
 
-from .cli import (_BATCH, CliError, _build, _check_finite, _check_outputs, _choices, _ci_signature, _inputs,
-                  _per_instance, _print_result, _scores_result, _signature, _weights, _write_results)
+from .cli import _BATCH, CliError, _build, _check_finite, _check_outputs, _choices, _ci_signature, _inputs, _per_instance, _print_result, _scores_result, _signature, _weights, _write_results
 from .dureader_io import build_contest, distinct_entities, file_size, read_rows, text_match_warning
-from .inputs import make_batch
+from .engine.inputs import make_batch
 from .metrics.bleu import BleuAccumulator
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, DuReaderRougeLAccumulator, dureader_from_options
 from .progress import Progress
-from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from .core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["cmd_dureader"]
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Tuple
 
-from . import __version__
-from .accumulators import from_state
-from .cli import (STATE_FORMAT, CliError, _build, _check_finite, check_input, _ci_signature, _pct,
-                  _print_result, _read_json, _scores_result, _type_scores)
-from .config import read_config
-from .functional import signature as types_signature
+from .core.version import __version__
+from .metrics.accumulators import from_state
+from .cli import STATE_FORMAT, CliError, _build, _check_finite, check_input, _ci_signature, _pct, _print_result, _read_json, _scores_result, _type_scores
+from .api.config import read_config
+from .api.functional import signature as types_signature
 from .procio import printable
 from .metrics import METRICS
 

@@ -19,9 +19,9 @@ from .cli import CliError, _pct
 from .cli_values import positive_count
 from .lineio import add_field_options
 from .procio import printable
-from .groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
+from .api.groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from .core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["DUREADER_BY", "add_by", "add_parsers", "breakdown_result", "compare_breakdown_result",
            "dureader_keys", "line_keys", "length_keys", "compare_keys"]
@@ -262,7 +262,7 @@ def _find_question(contest, qid: str) -> int:
 
 
 def cmd_explain(args) -> int:
-    from .align import best_reference
+    from .api.align import best_reference
 
     if args.ref_file:
         if not args.pred_file or args.hyp or args.ref or args.question_id is None or args.line:

@@ -124,7 +124,7 @@ def _num(x: float) -> Optional[float]:
 
 
 def cmd_dedup(args) -> int:
-    from .dedup import deduplicate
+    from .api.dedup import deduplicate
 
     texts, ids, nums = read_items(args.items, args.field, args.id_field)
     pool = read_items(args.pool, args.field, args.id_field)[0] if args.pool else []
@@ -141,7 +141,7 @@ def cmd_dedup(args) -> int:
 
 
 def cmd_join(args) -> int:
-    from .join import similarity_join
+    from .api.join import similarity_join
 
     lt, lids, _ = read_items(args.left, args.field, args.id_field)
     rids = lids

@@ -9,16 +9,14 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import procio
-from .cli import (_BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, check_input, _check_outputs, _choices, _ci_signature, _inputs,
-                  _level, _pct, _per_instance, _print_result, read_text, _scores_result, _signature,
-                  _type_scores, run_signature, _weights, _write_results)
+from .cli import _BATCH, _TYPE_OPTIONS, CliError, _build, _check_finite, check_input, _check_outputs, _choices, _ci_signature, _inputs, _level, _pct, _per_instance, _print_result, read_text, _scores_result, _signature, _type_scores, run_signature, _weights, _write_results
 from .cli_dureader import _contest_metrics, _counts, _read_contests
-from .functional import score_all
+from .api.functional import score_all
 from .lineio import read_instances
 from .metrics import OPTIONS, resolve_type
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
 from .progress import Progress
-from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from .core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 __all__ = ["cmd_score", "cmd_compare", "line_text", "N_MARKER"]
 
@@ -158,7 +156,7 @@ def cmd_score(args) -> int:
 
 
 def _comparison_rows(pairs: Dict[str, tuple], args) -> Dict[str, dict]:
-    from .accumulators import compare
+    from .metrics.accumulators import compare
 
     out = {}
     for name, (a, b) in pairs.items():
@@ -186,7 +184,7 @@ def _print_comparison(args, rows: Dict[str, dict], signature: str, extra: List[s
 
 
 def _compare_signature(args, metric: str, settings) -> str:
-    from .accumulators import COMPARE_METHODS
+    from .metrics.accumulators import COMPARE_METHODS
 
     n = args.resamples if args.resamples is not None else COMPARE_METHODS[args.method]
     level = "" if args.confidence == 0.95 else f",level:{_level(args.confidence)}"

@@ -33,12 +33,12 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import cli, cli_dureader, cli_score
-from .align import best_reference, marked_runs
+from .api.align import best_reference, marked_runs
 from .cli import CliError, _pct
-from .groups import LENGTH_ORDER, grouped, holm
-from .lsum import split_sentences
+from .api.groups import LENGTH_ORDER, grouped, holm
+from .engine.lsum import split_sentences
 from .metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from .settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from .core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 from .fileio import check_distinct, output_fd, write_outputs
 from .textmarks import FSI, PDI, bidi_safe, marked_text, token_spans
 

@@ -19,7 +19,8 @@ import zipfile
 
 import pytest
 
-from paddle_rougel import __version__, dureader_io, engine
+from paddle_rougel import __version__, dureader_io
+from paddle_rougel.engine import host as engine
 from paddle_rougel.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import oracle
-from paddle_rougel import engine
+from paddle_rougel.engine import host as engine
 
 
 # ------------------------------------------------------------------ the oracle itself
@@ -231,7 +231,7 @@ def test_missing_extension_falls_back_with_one_warning(monkeypatch):
     """Without the compiled kernel the engine still answers exactly, with one RuntimeWarning."""
     import warnings
 
-    from paddle_rougel import engine
+    from paddle_rougel.engine import host as engine
 
     monkeypatch.setattr(engine, "_c_ext", None)
     monkeypatch.setattr(engine, "_BACKEND", "python")
@@ -370,7 +370,7 @@ def test_huge_threads_env_is_capped_to_the_kernel_maximum(monkeypatch, value):
     assert engine.default_threads() == engine.MAX_THREADS == 64
     assert engine.lcs_batch(["abc"], [["abd"]]).lcs.tolist() == [2]
     assert engine.clipped_matches(["ab"], [["ab"]], 2).tolist() == [[2.0, 1.0]]
-    from paddle_rougel import stats
+    from paddle_rougel.stats import intervals as stats
     assert stats.resample_sums([1.0, 2.0], 3, seed=1).shape == (3, 1)
 
 

@@ -15,10 +15,11 @@ import textwrap
 import pytest
 
 import oracle
-from paddle_rougel import (BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, accumulators,
-                           compare, compute, engine, lcs_length, rouge_l, rouge_lsum)
+from paddle_rougel import BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, compare, compute, lcs_length, rouge_l, rouge_lsum
+from paddle_rougel.metrics import accumulators
+from paddle_rougel.engine import host as engine
 from paddle_rougel import TokenizerError
-from paddle_rougel.text import TextSettings
+from paddle_rougel.core.text import TextSettings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -23,17 +23,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer as rs
 
-from paddle_rougel import RougeLsum, compute, engine, lsum, rouge_lsum
-from paddle_rougel.accumulators import ACCUMULATORS, RougeLsumAccumulator, from_state
-from paddle_rougel.functional import compute as _compute
+from paddle_rougel import RougeLsum, compute, rouge_lsum
+from paddle_rougel.engine import host as engine, lsum
+from paddle_rougel.metrics import ACCUMULATORS
+from paddle_rougel.metrics.rouge_lsum import RougeLsumAccumulator
+from paddle_rougel.metrics.accumulators import from_state
+from paddle_rougel.api.functional import compute as _compute
 
 
 def compute_rouge_l(*a, **k):  # ROUGE-L only (the default rouge_types)
     return _compute(*a, **k)
-from paddle_rougel.inputs import FlatRefs
-from paddle_rougel.lsum import lcs_positions, make_lsum_batch, split_sentences
-from paddle_rougel.settings import SETTINGS, RougeLsumSettings
-from paddle_rougel.text import TextSettings
+from paddle_rougel.engine.inputs import FlatRefs
+from paddle_rougel.engine.lsum import lcs_positions, make_lsum_batch, split_sentences
+from paddle_rougel.metrics import SETTINGS
+from paddle_rougel.metrics.rouge_lsum import RougeLsumSettings
+from paddle_rougel.core.text import TextSettings
 
 TOL = 1e-12
 SCORER = rs.RougeScorer(["rougeLsum"])

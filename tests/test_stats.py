@@ -6,9 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from paddle_rougel import _lcs, engine, stats
-from paddle_rougel.accumulators import BleuAccumulator
-from paddle_rougel.settings import BleuSettings
+from paddle_rougel import _lcs
+from paddle_rougel.engine import host as engine
+from paddle_rougel.stats import intervals as stats
+from paddle_rougel.metrics.bleu import BleuAccumulator
+from paddle_rougel.metrics.bleu import BleuSettings
 
 MASK = 2 ** 64 - 1
 GAMMA = 0x9E3779B97F4A7C15

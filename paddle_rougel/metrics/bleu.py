@@ -35,12 +35,13 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import engine, invariants
-from ..accumulators import Accumulator, SyncFn, check_sum
-from ..inputs import Batch
-from ..metric import PaddleMetric, reject_unknown
-from ..settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, keywords_checked, text_of
-from ..text import TextSettings
+from ..engine import host as engine
+from ..core import invariants
+from .accumulators import Accumulator, SyncFn, check_sum
+from ..engine.inputs import Batch
+from .metric import PaddleMetric, reject_unknown
+from ..core.settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, keywords_checked, text_of
+from ..core.text import TextSettings
 from .dureader_rouge_l import DEFAULT_WEIGHT, BonusInstances, _deprecated_alias, bonus_weights
 from .spec import MetricSpec
 
@@ -183,7 +184,7 @@ class BleuAccumulator(Accumulator):
         return cols
 
     def statistic(self):
-        from .. import stats
+        from ..stats import intervals as stats
 
         return stats.bleu_statistic(self.settings.n_size)
 

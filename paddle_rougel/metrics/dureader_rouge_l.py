@@ -32,11 +32,12 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import engine, scoring
-from ..inputs import Batch
-from ..metric import reject_unknown
-from ..settings import Option, SettingsError, check_weight, keywords_checked, text_of
-from ..text import TextSettings
+from ..engine import host as engine
+from ..core import scoring
+from ..engine.inputs import Batch
+from .metric import reject_unknown
+from ..core.settings import Option, SettingsError, check_weight, keywords_checked, text_of
+from ..core.text import TextSettings
 from .rouge_l import RougeL, RougeLAccumulator, RougeLSettings
 from .spec import MetricSpec
 

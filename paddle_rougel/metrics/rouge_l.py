@@ -22,14 +22,15 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import convert, engine, scoring
-from ..scoring import RougeLOutput
-from ..accumulators import PrfAccumulator
-from ..hints import Hinter
-from ..inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
-from ..metric import PaddleMetric, copied, reject_unknown, paddle_module
-from ..settings import SettingsError, Weighted, _opt_id, keywords_checked, text_of, weighting_of
-from ..text import TextSettings
+from ..engine import convert, host as engine
+from ..core import scoring
+from ..core.scoring import RougeLOutput
+from .accumulators import PrfAccumulator
+from ..core.hints import Hinter
+from ..engine.inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
+from .metric import PaddleMetric, copied, reject_unknown, paddle_module
+from ..core.settings import SettingsError, Weighted, _opt_id, keywords_checked, text_of, weighting_of
+from ..core.text import TextSettings
 from .spec import MetricSpec
 
 __all__ = ["RougeLSettings", "TextPrfAccumulator", "RougeLAccumulator", "RougeL", "rouge_l", "RougeLOutput", "SPEC"]
@@ -391,7 +392,7 @@ class RougeL(PaddleMetric):
 
     def _device_figures(self, cand, cv, ref, rv):
         """The same on the tensors' device: the Paddle-op LCS."""
-        from .. import device
+        from ..engine import device
 
         paddle = paddle_module()
         lcs = device.lcs_masked(cand, cv, ref, rv)

@@ -24,8 +24,8 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import stats
-from .settings import keywords_checked
+from ..stats import intervals as stats
+from ..core.settings import keywords_checked
 
 __all__ = ["Group", "GroupComparison", "GroupStats", "breakdown", "compare_breakdown", "grouped", "holm",
            "group_index",
@@ -110,7 +110,7 @@ def _score(statistic, x: np.ndarray) -> float:
 def _columns(acc) -> Tuple[np.ndarray, Any]:
     """The per-instance columns the score reads, and the statistic over them (ROUGE-L: only
     the F column is resampled; its resampled sums are the same numbers)."""
-    from .accumulators import PrfAccumulator
+    from ..metrics.accumulators import PrfAccumulator
 
     cols = acc.instance_columns()
     if isinstance(acc, PrfAccumulator):
@@ -216,7 +216,7 @@ def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_boot
                       order: Optional[Sequence] = None) -> Dict[Any, GroupComparison]:
     """System ``b`` against ``a`` per group: the paired test of
     :func:`paddle_rougel.compare` on each group's instances, with Holm-adjusted p-values."""
-    from .accumulators import COMPARE_METHODS
+    from ..metrics.accumulators import COMPARE_METHODS
 
     acc_a, acc_b = _acc(a), _acc(b)
     if type(acc_a) is not type(acc_b) or acc_a.settings != acc_b.settings:

@@ -158,7 +158,7 @@ _STR = {str}
 _SEQS = {list, tuple}
 
 try:  # the type check of a batch of texts at C speed (optional, like the engine)
-    from ._lcs import str_tuple as _c_str_tuple
+    from .._lcs import str_tuple as _c_str_tuple
 except ImportError:  # pragma: no cover - a build without the extension
     _c_str_tuple = None
 
@@ -402,7 +402,7 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
 
 def _engine_checks_tokens() -> bool:
     """The back end in use reads token lists once and names a bad token (``Backend.checks_tokens``)."""
-    from .engine import get_backend  # engine imports this module (as_str, unordered): not at import time
+    from .host import get_backend  # engine imports this module (as_str, unordered): not at import time
 
     return get_backend().checks_tokens
 
@@ -506,7 +506,7 @@ def split_words(batch: Batch) -> Batch:
     if batch.words is None:
         return batch
     mode, fold = batch.words
-    from .text import TextSettings
+    from ..core.text import TextSettings
 
     tok = TextSettings("whitespace", lowercase=fold) if mode == 0 else TextSettings("rouge_score")
     c_out, r_out, plain = _tokenized(batch.cands, batch.ref_lists, tok.tokenizer())

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import engine
+from . import host as engine
 from .inputs import fast_refs, split_texts, unordered
 
 __all__ = ["NgramResult", "ngram_overlap", "lcs_ngram_words"]

@@ -23,11 +23,12 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import engine, scoring
-from .settings import keywords_checked
+from ..engine import host as engine
+from ..core import scoring
+from ..core.settings import keywords_checked
 from .dedup import Dedup, deduplicate
 from .functional import RougeLOutput
-from .hints import SAMPLE
+from ..core.hints import SAMPLE
 from .join import check_memory, settings_of, token_texts
 
 __all__ = ["rouge_l_matrix", "deduplicate", "Dedup"]

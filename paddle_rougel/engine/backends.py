@@ -41,7 +41,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import engine
+from . import host as engine
 
 __all__ = ["Backend", "CBackend", "PythonBackend"]
 
@@ -315,7 +315,7 @@ class PythonBackend(Backend):
         return lcs, lens
 
     def score_matrix(self, lcs, lens, q, alpha, with_pr, threads=None, f64=False):
-        from .matrix import _python_scores
+        from ..api.matrix import _python_scores
 
         return _python_scores(lcs, lens, q, alpha, with_pr, f64)
 
@@ -344,6 +344,6 @@ class PythonBackend(Backend):
         return tuple(cands), tuple(map(tuple, refs))
 
     def resample_sums(self, cols_kn, resamples, seed, mode, threads=None):
-        from .stats import _numpy_sums
+        from ..stats.intervals import _numpy_sums
 
         return _numpy_sums(cols_kn, resamples, seed, mode)

@@ -75,7 +75,7 @@ from typing import Callable, NamedTuple, Tuple
 
 import numpy as np
 
-from . import engine
+from ..engine import host as engine
 
 __all__ = ["Interval", "Comparison", "Statistic", "mean_statistic", "bleu_statistic", "bleu_columns",
            "draws", "tree_sum", "resample_sums", "randomized_sums", "bootstrap", "paired_bootstrap",
@@ -166,7 +166,7 @@ def bleu_statistic(n_size: int = 4) -> Statistic:
     >>> float(s[0]) == math.exp(1 - 4 / 3) * math.sqrt(2 / 3 * 1 / 2)
     True
     """
-    from .metrics.bleu import bleu_of_sums  # the one BLEU formula (the score's)
+    from ..metrics.bleu import bleu_of_sums  # the one BLEU formula (the score's)
 
     n = operator.index(n_size)
     if n < 1:

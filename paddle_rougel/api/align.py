@@ -28,10 +28,10 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 import numpy as np
 
-from . import engine, lsum
-from .settings import keywords_checked
-from .inputs import check_tokens
-from .text import TextSettings
+from ..engine import host as engine, lsum
+from ..core.settings import keywords_checked
+from ..engine.inputs import check_tokens
+from ..core.text import TextSettings
 
 __all__ = ["Alignment", "SummaryAlignment", "alignment", "align_tokens", "best_reference",
            "marked_runs"]

@@ -53,9 +53,9 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import engine
+from . import host as engine
 from .inputs import Batch, as_str, check_tokens, ids_against_text, locate, ref_items, unordered, what_is
-from .lcs_step import advance_left
+from ..core.lcs_step import advance_left
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
            "union_hits", "make_lsum_batch", "score_batch"]

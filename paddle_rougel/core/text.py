@@ -60,7 +60,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple, Union
 
-from .inputs import as_str, unordered
+from ..engine.inputs import as_str, unordered
 
 __all__ = ["TextSettings", "TokenizerError", "TOKENIZERS", "NORMALIZERS", "tokenize_method", "rouge_score_default"]
 
@@ -274,7 +274,7 @@ def _stemmer(stem):
     same with the empty exception DB (:mod:`paddle_rougel.rouge155.stem`)."""
     if stem is True:
         return _porter()
-    from .rouge155.stem import MorphStemmer
+    from ..rouge155.stem import MorphStemmer
 
     return MorphStemmer.named(stem)
 

@@ -8,7 +8,7 @@ written once.  Here: the base classes, the F weighting shared by the ROUGE
 metrics (:class:`Weighted`), and the options every metric shares (the F
 weighting and the text settings); each metric's own options are in its
 module.  ``SETTINGS`` (metric name -> class) and ``OPTIONS`` (config key ->
-option) are read from the registry.
+option) are the registry's (:mod:`paddle_rougel.metrics`): this leaf knows no metric.
 
 >>> from paddle_rougel.metrics.rouge_l import RougeLSettings
 >>> from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLSettings
@@ -35,8 +35,7 @@ import numpy as np
 from . import scoring
 from .text import TextSettings
 
-__all__ = ["RougeLSettings", "RougeLsumSettings", "RougeNSettings", "DuReaderRougeLSettings",
-           "BleuSettings", "SETTINGS", "OPTIONS", "Weighted", "Option", "SettingsError", "check_weight",
+__all__ = ["Weighted", "Option", "SettingsError", "check_weight",
            "suggest", "reject_unknown", "keywords_checked", "PEER_NAMES", "ROUGE_OPTIONS", "TEXT_OPTIONS", "SHARED_OPTIONS", "text_of"]
 
 MAX_N_SIZE = 32  # BLEU orders; bounds what a tampered state file can make us allocate
@@ -259,21 +258,3 @@ def weighting_of(values: dict) -> dict:
 
 
 _Weighted = Weighted  # the name before the registry
-
-# Each metric's settings class lives in its metric module; the old names are read through here.
-_MOVED = {"RougeLSettings": "rouge_l", "RougeLsumSettings": "rouge_lsum", "RougeNSettings": "rouge_n",
-          "DuReaderRougeLSettings": "dureader_rouge_l", "BleuSettings": "bleu",
-          "rouge_from_options": "rouge_l", "lsum_from_options": "rouge_lsum",
-          "dureader_from_options": "dureader_rouge_l", "BONUS_OPTIONS": "dureader_rouge_l",
-          "SUMMARY_OPTIONS": "rouge_lsum"}
-
-
-def __getattr__(name: str):
-    import importlib
-
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".metrics.{_MOVED[name]}", __package__), name)
-    if name in ("SETTINGS", "OPTIONS"):  # from the registry
-        metrics = importlib.import_module(".metrics", __package__)
-        return metrics.OPTIONS if name == "OPTIONS" else {n: s.settings for n, s in metrics.METRICS.items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,14 +25,17 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from . import __version__, accumulators, engine, scoring
-from .metrics import METRICS, resolve_type, rouge_types as _types
-from .metrics.rouge_l import RougeLAccumulator, rouge_l
-from .metrics.rouge_lsum import rouge_lsum
-from .metrics.rouge_n import RougeNAccumulator, rouge_n
-from .ngrams import lcs_ngram_words, ngram_overlap
-from .scoring import RougeLOutput
-from .settings import SettingsError, keywords_checked, suggest
+from ..core.version import __version__
+from ..metrics import accumulators
+from ..engine import host as engine
+from ..core import scoring
+from ..metrics import METRICS, resolve_type, rouge_types as _types
+from ..metrics.rouge_l import RougeLAccumulator, rouge_l
+from ..metrics.rouge_lsum import rouge_lsum
+from ..metrics.rouge_n import RougeNAccumulator, rouge_n
+from ..engine.ngrams import lcs_ngram_words, ngram_overlap
+from ..core.scoring import RougeLOutput
+from ..core.settings import SettingsError, keywords_checked, suggest
 
 __all__ = ["RougeLOutput", "rouge_l", "rouge_lsum", "rouge_n", "lcs_length", "compute", "compare",
            "ROUGE_TYPES", "signature", "score_all"]
@@ -200,7 +203,7 @@ def _peer_names(stem, use_stemmer, tokenize, tokenizer, split, split_summaries) 
 
 
 def _check_aggregate(aggregate: str, seed: Optional[int]) -> None:
-    from .aggregate import AGGREGATES
+    from ..stats.aggregate import AGGREGATES
 
     if aggregate not in AGGREGATES:
         raise ValueError(f"compute: aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}"
@@ -214,7 +217,7 @@ def _results(accs: Dict[str, Any], per_instance: bool, aggregate: str, seed: Opt
     out: dict = {}
     per: dict = {}
     if aggregate == "bootstrap_mid":
-        from .aggregate import bootstrap_mid
+        from ..stats.aggregate import bootstrap_mid
 
         rows = {}
         for name, acc in accs.items():
@@ -247,7 +250,7 @@ def _check_type_options(parts: List[tuple], given: Dict[str, Any]) -> None:
             continue
         owner = next(s for s in METRICS.values() if s.key is not None and key in {o.key for o in s.options})
         if key == "split":
-            from .lsum import SPLITS
+            from ..engine.lsum import SPLITS
 
             if value not in SPLITS:
                 raise ValueError(f"compute: split must be one of {', '.join(SPLITS)}, got {value!r}")
@@ -336,5 +339,5 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
 
     gather = None
     if getattr(system_a, "sync_dist", False) or getattr(system_b, "sync_dist", False):
-        from ._paddle import all_gather_rows as gather
+        from ..metrics.distributed import all_gather_rows as gather
     return accumulators.compare(acc(system_a), acc(system_b), method, resamples, confidence, seed, gather)

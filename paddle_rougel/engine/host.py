@@ -60,11 +60,11 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .inputs import as_str, unordered
-from .lcs_step import advance
-from .settings import keywords_checked
+from ..core.lcs_step import advance
+from ..core.settings import keywords_checked
 
 try:  # the compiled kernel is optional: see setup.py
-    from . import _lcs as _c_ext
+    from .. import _lcs as _c_ext
 except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
     _c_ext = None
 
