@@ -13,7 +13,7 @@ import os
 from typing import Any, Dict, List, Tuple
 
 from .core.version import __version__
-from .metrics.accumulators import from_state
+from .metrics import from_state
 from .cli import STATE_FORMAT, CliError, _build, _check_finite, check_input, _ci_signature, _pct, _print_result, _read_json, _scores_result, _type_scores
 from .api.config import read_config
 from .api.functional import signature as types_signature

@@ -6,7 +6,8 @@ import pytest
 from paddlenlp.metrics import BLEUForDuReader as PaddleNLPBLEUForDuReader
 
 from paddle_rougel import BLEUForDuReader
-from paddle_rougel.engine.host import _python_matches, clipped_matches
+from paddle_rougel.engine.fallbacks import python_matches as _python_matches
+from paddle_rougel.engine.host import clipped_matches
 
 LABELS = ["Yes", "No", "Depends"]
 

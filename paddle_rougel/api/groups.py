@@ -162,7 +162,7 @@ def grouped(runs: Sequence[Dict[str, Any]], keys: Sequence, confidence: Optional
         for (s, name, _, statistic), x in zip(parts, xs):
             iv = None
             if tested:
-                values[s, name] = stats._apply(statistic, sums[:, lo:lo + x.shape[1]], len(x))
+                values[s, name] = stats.apply_statistic(statistic, sums[:, lo:lo + x.shape[1]], len(x))
                 lo += x.shape[1]
                 if confidence is not None:
                     iv = stats.interval_of(values[s, name], stats.estimate(statistic, x), confidence, seed)

@@ -108,7 +108,7 @@ def check_weight(x: Any, what: str) -> float:
     return v
 
 
-def _opt_id(v: Any, what: str) -> Optional[int]:
+def option_id(v: Any, what: str) -> Optional[int]:
     if v is None:
         return None
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
@@ -116,7 +116,7 @@ def _opt_id(v: Any, what: str) -> Optional[int]:
     return int(v)
 
 
-class _Settings:
+class BaseSettings:
     """Shared behaviour: state identity and signature from the dataclass fields."""
 
     _LEGACY: Dict[str, str] = {}  # old config key -> field name
@@ -160,7 +160,7 @@ class _Settings:
             raise SettingsError(f"{where}: {e}") from None
 
 
-class Weighted(_Settings):
+class Weighted(BaseSettings):
     """The F weighting (gamma or alpha) and the multi-reference mode of the ROUGE metrics."""
 
     def _check_weighting(self) -> None:
@@ -198,7 +198,7 @@ class Option:
     choices: Optional[tuple] = None
 
 
-def _bool(text: str) -> bool:
+def parse_bool(text: str) -> bool:
     low = str(text).lower()
     if low in ("1", "true", "yes", "on"):
         return True
@@ -212,7 +212,7 @@ def _stem(text: str):
     if str(text) in ("rouge155", "rouge155_nowordnet"):
         return str(text)
     try:
-        return _bool(text)
+        return parse_bool(text)
     except ValueError:
         raise ValueError(f"expected yes/no, rouge155 or rouge155_nowordnet, got {text!r}") from None
 
@@ -232,7 +232,7 @@ TEXT_OPTIONS = (
            ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")),
     Option("normalize", ("--normalize",), str,
            "nows: drop every whitespace character (default with char tokens); none", ("none", "nows")),
-    Option("lowercase", ("--lowercase",), _bool, "lowercase before tokenizing (yes/no)"),
+    Option("lowercase", ("--lowercase",), parse_bool, "lowercase before tokenizing (yes/no)"),
     Option("stem", ("--stem",), _stem, "rouge-score's Porter stemming (yes/no), or rouge155 / rouge155_nowordnet: "
            "ROUGE-1.5.5's -m (with --tokenize rouge_score)"),
 )

@@ -6,6 +6,7 @@ of the C extensions.
 
 ``paddle_rougel.engine.set_backend`` and its siblings (the documented back-end API) are the
 host's functions, re-exported here."""
+from . import backends  # noqa: F401 - the built-in back ends register themselves (from below)
 from .host import (LcsResult, backend, c_kernel, clipped_matches, default_threads, get_backend, lcs_batch,
                    lcs_length, lcs_pairs, register_backend, set_backend, unregister_backend)
 

@@ -41,120 +41,14 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import host as engine
+from . import cext, fallbacks, host as engine
+from .inputs import FlatRefs
+from . import lsum
+from .lsum import LsumResult, all_text, rename_flat
+from .ngrams import c_orders, result
+from .registry import Backend, add_builtin, warn_fallback
 
 __all__ = ["Backend", "CBackend", "PythonBackend"]
-
-
-class Backend:
-    """The operations of a host engine (see the module doc).  Results are numpy arrays of
-    the dtypes below, in instance order; errors name the instance (and reference, token)
-    as the built-in back ends do."""
-
-    #: the name it is registered and selected by (``engine.set_backend(name)``)
-    name: str = ""
-    #: ``lcs_batch`` reads each token list once and names a bad token itself, so
-    #: ``inputs.make_batch(snapshot=False)`` need not copy or check them first
-    checks_tokens: bool = False
-
-    def available(self) -> Optional[str]:
-        """None when the back end can run here, else why not (``set_backend`` raises it)."""
-        return None
-
-    # ------------------------------------------------------------ ROUGE-L (LCS)
-
-    def lcs_batch(self, cands: Sequence, ref_lists: Sequence, threads: Optional[int] = None):
-        """``engine.LcsResult`` of every (candidate, reference) pair: texts are ``str``
-        (characters) or sequences of hashable tokens (``engine``'s token rules)."""
-        raise NotImplementedError(f"{type(self).__name__}.lcs_batch")
-
-    def lcs_pairs(self, cands: Sequence, refs: Sequence, threads: Optional[int] = None):
-        """Fast path: ``lcs_batch(cands, [[r] for r in refs])`` when every item is a ``str``
-        (lists or tuples); None: not taken."""
-        return None
-
-    def lcs_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, threads: Optional[int] = None,
-                  one_ref: bool = False):
-        """Fast path: ``lcs_batch`` of ``str`` texts split into words as ``words`` = (mode,
-        fold) says (``TextSettings.c_words()``); with ``one_ref``, ``ref_lists[i]`` is one
-        reference.  None: not taken (the caller splits in Python, then ``lcs_batch``)."""
-        return None
-
-    def lcs_matrix(self, texts: list, q: int, threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
-        """(lcs int32 [Q, C], lengths int64 [Q + C]) of every query ``texts[:q]`` against
-        every choice ``texts[q:]``."""
-        raise NotImplementedError(f"{type(self).__name__}.lcs_matrix")
-
-    def score_matrix(self, lcs: np.ndarray, lens: np.ndarray, q: int, alpha: float, with_pr: bool,
-                     threads: Optional[int] = None, f64: bool = False) -> List[np.ndarray]:
-        """F (and P, R with ``with_pr``) of an ``lcs_matrix``, float32 [Q, C] each (rounded once
-        from scoring.py's float64 values); ``f64``: [F] in float64.  ``alpha`` < 0 is
-        tensor2tensor's F."""
-        raise NotImplementedError(f"{type(self).__name__}.score_matrix")
-
-    # ------------------------------------------------------------ BLEU
-
-    def clipped_matches(self, cands: Sequence, source_lists: Sequence, n_size: int,
-                        prefix: Optional[Sequence[int]] = None, threads: Optional[int] = None) -> np.ndarray:
-        """``engine.clipped_matches``: float64 [N, n_size], or [2, N, n_size] with ``prefix``."""
-        raise NotImplementedError(f"{type(self).__name__}.clipped_matches")
-
-    # ------------------------------------------------------------ ROUGE-N
-
-    def ngram_overlap(self, cands: Sequence, ref_lists: Sequence, orders: Tuple[int, ...], distinct: bool,
-                      threads: Optional[int] = None):
-        """``ngrams.NgramResult`` of every (candidate, reference) pair at each order (texts as
-        ``lcs_batch``'s; ``distinct``: n-grams as sets)."""
-        raise NotImplementedError(f"{type(self).__name__}.ngram_overlap")
-
-    def ngram_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, orders: Tuple[int, ...],
-                    distinct: bool, threads: Optional[int] = None, one_ref: bool = False):
-        """Fast path: ``ngram_overlap`` of ``str`` texts split into words as ``lcs_words``; None:
-        not taken (the caller splits in Python, then ``ngram_overlap``)."""
-        return None
-
-    # ------------------------------------------------------------ ROUGE-L and ROUGE-N together
-
-    def lcs_ngram_words(self, cands: Sequence, ref_lists: Sequence, words: tuple, orders: Tuple[int, ...],
-                        distinct: bool, threads: Optional[int] = None, one_ref: bool = False):
-        """Fast path: ``(lcs_words(...), ngram_words(...))`` of the same texts and ``words``, an
-        ``engine.LcsResult`` and an ``ngrams.NgramResult``, from one read of their words (ROUGE-L
-        and ROUGE-N asked together: ``functional.score_all``); None: not taken (the caller asks
-        for each as it would alone)."""
-        return None
-
-    # ------------------------------------------------------------ ROUGE-Lsum
-
-    def lsum_batch(self, cands: tuple, ref_lists: tuple, ref_count: np.ndarray, threads: Optional[int] = None,
-                   base: int = 0):
-        """``lsum.LsumResult`` of summaries given as tuples of sentence snapshots (``str``: its
-        characters, or token sequences); errors name instance ``base + i``, the candidate or
-        reference and the sentence; a pair over ``lsum.SCRATCH_BYTES`` is refused first."""
-        raise NotImplementedError(f"{type(self).__name__}.lsum_batch")
-
-    def lsum_text_snapshot(self, cands: Sequence, ref_lists: Sequence, one_ref: bool = False):
-        """Fast path: when every summary is a ``str`` (every reference list a non-empty list or
-        tuple of them; with ``one_ref``, ``ref_lists[i]`` one ``str``), ``(cands, refs)`` as
-        ``lsum_text`` reads them; None: not taken (the caller snapshots one by one)."""
-        return None
-
-    def lsum_text(self, cands: tuple, ref_lists: Any, threads: Optional[int] = None, chars: bool = False,
-                  base: int = 0):
-        """Fast path: ``lsum.LsumResult`` of ``str`` summaries (``ref_lists``: from
-        ``lsum_text_snapshot``, or a tuple of tuples), read as rouge-score's default tokens and
-        newline split (``chars``: every character but a newline a token); None: not taken."""
-        return None
-
-    # ------------------------------------------------------------ stats
-
-    def resample_sums(self, cols_kn: np.ndarray, resamples: int, seed: int, mode: int,
-                      threads: Optional[int] = None) -> np.ndarray:
-        """float64 [R, k] resampled column sums of ``cols_kn`` [k, N] by ``stats``' generator
-        and pairwise tree (``mode``: ``stats._BOOTSTRAP`` or ``stats._RANDOMIZE``)."""
-        raise NotImplementedError(f"{type(self).__name__}.resample_sums")
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r}>"
 
 
 def _threads(threads: Optional[int]) -> int:
@@ -166,23 +60,23 @@ def _frombuffers(raw) -> list:
 
 
 class CBackend(Backend):
-    """The compiled kernels (``engine._c_ext``, read at each call)."""
+    """The compiled kernels (``cext.lcs``, read at each call)."""
 
     name = "c"
     checks_tokens = True
 
     def available(self) -> Optional[str]:
-        if engine._c_ext is None:
+        if cext.lcs is None:
             return "the C LCS kernel is not built (reinstall with a C compiler)"
         return None
 
     def lcs_batch(self, cands, ref_lists, threads=None):
-        return engine.LcsResult(*_frombuffers(engine._c_ext.lcs_batch(cands, ref_lists, _threads(threads))))
+        return engine.LcsResult(*_frombuffers(cext.lcs.lcs_batch(cands, ref_lists, _threads(threads))))
 
     def lcs_pairs(self, cands, refs, threads=None):
         if not isinstance(cands, (list, tuple)) or not isinstance(refs, (list, tuple)):
             return None
-        raw = engine._c_ext.lcs_pairs(cands, refs, _threads(threads))
+        raw = cext.lcs.lcs_pairs(cands, refs, _threads(threads))
         if raw is None:
             return None
         lcs, cand_len, ref_len = _frombuffers(raw)
@@ -190,38 +84,36 @@ class CBackend(Backend):
 
     def lcs_words(self, cands, ref_lists, words, threads=None, one_ref=False):
         kw = {"one_ref": True} if one_ref else {}
-        raw = engine._c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads), **kw)
+        raw = cext.lcs.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads), **kw)
         return None if raw is None else engine.LcsResult(*_frombuffers(raw))
 
     def lcs_matrix(self, texts, q, threads=None):
-        lcs, lens = engine._c_ext.lcs_matrix(texts, q, _threads(threads))
+        lcs, lens = cext.lcs.lcs_matrix(texts, q, _threads(threads))
         return (np.frombuffer(lcs, dtype=np.int32).reshape(q, len(texts) - q),
                 np.frombuffer(lens, dtype=np.int64))
 
     def score_matrix(self, lcs, lens, q, alpha, with_pr, threads=None, f64=False):
         shape = lcs.shape
         if f64:  # the same float64 operations in C, on all threads
-            raw = engine._c_ext.score_matrix(lcs, lens, q, alpha, False, _threads(threads), True)
+            raw = cext.lcs.score_matrix(lcs, lens, q, alpha, False, _threads(threads), True)
             return [np.frombuffer(raw[0], dtype=np.float64).reshape(shape)]
-        raw = engine._c_ext.score_matrix(lcs, lens, q, alpha, with_pr, _threads(threads))
+        raw = cext.lcs.score_matrix(lcs, lens, q, alpha, with_pr, _threads(threads))
         return [np.frombuffer(x, dtype=np.float32).reshape(shape) for x in raw]
 
     def clipped_matches(self, cands, source_lists, n_size, prefix=None, threads=None):
-        raw = engine._c_ext.ngram_matches(cands, source_lists, n_size, prefix, _threads(threads))
+        raw = cext.lcs.ngram_matches(cands, source_lists, n_size, prefix, _threads(threads))
         out = np.frombuffer(raw, dtype=np.int64).astype(np.float64)
         N = len(out) // (n_size * (1 if prefix is None else 2))
         return out.reshape(N, n_size) if prefix is None else out.reshape(2, N, n_size)
 
     def ngram_overlap(self, cands, ref_lists, orders, distinct, threads=None):
-        from .ngrams import c_orders, result
 
-        raw = engine._c_ext.rouge_n(cands, ref_lists, c_orders(orders), distinct, _threads(threads))
+        raw = cext.lcs.rouge_n(cands, ref_lists, c_orders(orders), distinct, _threads(threads))
         return result(_frombuffers(raw), len(orders))
 
     def ngram_words(self, cands, ref_lists, words, orders, distinct, threads=None, one_ref=False):
-        from .ngrams import c_orders, result
 
-        raw = engine._c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads),
+        raw = cext.lcs.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads),
                                       one_ref=one_ref, orders=c_orders(orders), distinct=distinct, lcs=False)
         if raw is None:
             return None
@@ -229,9 +121,8 @@ class CBackend(Backend):
         return result((h, cg, rg, rc), len(orders))
 
     def lcs_ngram_words(self, cands, ref_lists, words, orders, distinct, threads=None, one_ref=False):
-        from .ngrams import c_orders, result
 
-        raw = engine._c_ext.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads),
+        raw = cext.lcs.lcs_words(cands, ref_lists, words[0], bool(words[1]), _threads(threads),
                                       one_ref=one_ref, orders=c_orders(orders), distinct=distinct)
         if raw is None:
             return None
@@ -239,7 +130,6 @@ class CBackend(Backend):
         return engine.LcsResult(lcs, cl, rl, rc), result((h, cg, rg, rc.copy()), len(orders))
 
     def lsum_batch(self, cands, ref_lists, ref_count, threads=None, base=0):
-        from .lsum import SCRATCH_BYTES, _rename
 
         lists, sizes = [], []
         for c, refs in zip(cands, ref_lists):
@@ -250,16 +140,15 @@ class CBackend(Backend):
                 sizes.append(len(r))
             lists.append(sents)
         try:
-            hits, dlen = engine._c_ext.lsum_batch(lists, sizes, ref_count.tolist(), _threads(threads),
-                                                  scratch=SCRATCH_BYTES, base=base)
+            hits, dlen = cext.lcs.lsum_batch(lists, sizes, ref_count.tolist(), _threads(threads),
+                                                  scratch=lsum.SCRATCH_BYTES, base=base)
         except (TypeError, ValueError) as e:
-            raise type(e)(_rename(str(e), cands, ref_lists)) from e
+            raise type(e)(rename_flat(str(e), cands, ref_lists)) from e
         return _lsum_result(np.frombuffer(hits, dtype=np.int64), np.frombuffer(dlen, dtype=np.int64), ref_count)
 
     def lsum_text_snapshot(self, cands, ref_lists, one_ref=False):
-        from .inputs import FlatRefs
 
-        snap = engine._c_ext.lsum_text_snapshot(cands, ref_lists, one_ref)
+        snap = cext.lcs.lsum_text_snapshot(cands, ref_lists, one_ref)
         if snap is None:
             return None
         offsets = np.frombuffer(snap[2], dtype=np.int64)
@@ -267,13 +156,11 @@ class CBackend(Backend):
         return snap[0], FlatRefs(snap[1], offsets)
 
     def lsum_text(self, cands, ref_lists, threads=None, chars=False, base=0):
-        from .inputs import FlatRefs
-        from .lsum import SCRATCH_BYTES, LsumResult
 
         flat, offsets = ((ref_lists.flat, ref_lists.offsets) if isinstance(ref_lists, FlatRefs)
                          else (ref_lists, None))
-        out = engine._c_ext.lsum_text(cands, flat, offsets, _threads(threads), chars,
-                                      scratch=SCRATCH_BYTES, base=base)
+        out = cext.lcs.lsum_text(cands, flat, offsets, _threads(threads), chars,
+                                      scratch=lsum.SCRATCH_BYTES, base=base)
         if out is None:
             return None
         hits, cand_len, ref_len = _frombuffers(out)
@@ -283,14 +170,13 @@ class CBackend(Backend):
 
     def resample_sums(self, cols_kn, resamples, seed, mode, threads=None):
         k, n = cols_kn.shape
-        raw = engine._c_ext.resample_sums(np.ascontiguousarray(cols_kn), n, k, resamples, seed, mode,
+        raw = cext.lcs.resample_sums(np.ascontiguousarray(cols_kn), n, k, resamples, seed, mode,
                                           _threads(threads))
         return np.frombuffer(raw, dtype=np.float64).reshape(resamples, k)
 
 
 def _lsum_result(hits: np.ndarray, dlen: np.ndarray, ref_count: np.ndarray):
     """Split per-document lengths [D] (candidate first, instance by instance) into cand_len and ref_len."""
-    from .lsum import LsumResult
 
     is_cand = np.zeros(len(dlen), dtype=bool)
     is_cand[(np.cumsum(ref_count + 1) - (ref_count + 1))] = True
@@ -303,8 +189,8 @@ class PythonBackend(Backend):
     name = "python"
 
     def lcs_batch(self, cands, ref_lists, threads=None):
-        engine._warn_fallback()
-        return engine._python_lcs_batch(cands, ref_lists)
+        warn_fallback()
+        return fallbacks.python_lcs_batch(cands, ref_lists)
 
     def lcs_matrix(self, texts, q, threads=None):
         choices = texts[q:]
@@ -315,35 +201,28 @@ class PythonBackend(Backend):
         return lcs, lens
 
     def score_matrix(self, lcs, lens, q, alpha, with_pr, threads=None, f64=False):
-        from ..api.matrix import _python_scores
-
-        return _python_scores(lcs, lens, q, alpha, with_pr, f64)
+        return fallbacks.python_score_matrix(lcs, lens, q, alpha, with_pr, f64)
 
     def clipped_matches(self, cands, source_lists, n_size, prefix=None, threads=None):
-        engine._warn_fallback()
-        return engine._python_clipped_matches(cands, source_lists, n_size, prefix)
+        warn_fallback()
+        return fallbacks.python_clipped_matches(cands, source_lists, n_size, prefix)
 
     def ngram_overlap(self, cands, ref_lists, orders, distinct, threads=None):
-        from .ngrams import _python_overlap
-
-        engine._warn_fallback()
-        return _python_overlap(cands, ref_lists, orders, distinct)
+        warn_fallback()
+        return fallbacks.python_ngram_overlap(cands, ref_lists, orders, distinct)
 
     def lsum_batch(self, cands, ref_lists, ref_count, threads=None, base=0):
-        from .lsum import _python_batch
-
-        engine._warn_fallback()
-        return _python_batch(cands, ref_lists, ref_count, base)
+        warn_fallback()
+        return fallbacks.python_lsum_batch(cands, ref_lists, ref_count, base)
 
     def lsum_text_snapshot(self, cands, ref_lists, one_ref=False):
-        from .lsum import _all_text
-
         refs = [[r] for r in ref_lists] if one_ref else ref_lists
-        if not _all_text(cands, refs):
+        if not all_text(cands, refs):
             return None
         return tuple(cands), tuple(map(tuple, refs))
 
     def resample_sums(self, cols_kn, resamples, seed, mode, threads=None):
-        from ..stats.intervals import _numpy_sums
+        return fallbacks.numpy_sums(cols_kn, resamples, seed, mode)
 
-        return _numpy_sums(cols_kn, resamples, seed, mode)
+
+add_builtin(CBackend(), PythonBackend())  # registered from below: the registry knows no back end

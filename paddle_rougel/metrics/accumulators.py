@@ -52,7 +52,7 @@ from ..core import invariants, scoring
 from ..core.hints import Hinter
 from ..engine.inputs import Batch, concat, make_batch, plain_instance
 
-__all__ = ["Accumulator", "PrfAccumulator", "from_state", "compare", "FLUSH_AT", "check_sum"]
+__all__ = ["Accumulator", "PrfAccumulator", "compare", "FLUSH_AT", "check_sum"]
 
 FLUSH_AT = 4096          # buffered instances per engine call
 _MAX_VALUE = 2 ** 62     # a count or sum at or above this cannot come from a real run
@@ -532,25 +532,6 @@ def check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
 
 
 # ------------------------------------------------------------ states and tests
-
-def from_state(state: Any, where: str = "state") -> Accumulator:
-    """A new accumulator holding ``state`` (a ``state_dict()``), its class and settings from it."""
-    from . import METRICS
-
-    if not isinstance(state, dict):
-        raise ValueError(f"{where}: not a metric state (got {type(state).__name__})")
-    name = state.get("metric")
-    spec = METRICS.get(name) if isinstance(name, str) else None
-    if spec is None:
-        raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(METRICS)})")
-    acc = spec.accumulator(spec.settings.from_config(state.get("config", {}), f"{where}: config"),
-                           keep_instances=state.get("instances") is not None)
-    try:
-        acc.load_state_dict(state)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{where}: {e}") from None
-    return acc
-
 
 COMPARE_METHODS = {"paired_bootstrap": 1000, "approximate_randomization": 10000}  # default counts
 

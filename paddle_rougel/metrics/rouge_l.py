@@ -29,7 +29,7 @@ from .accumulators import PrfAccumulator
 from ..core.hints import Hinter
 from ..engine.inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
 from .metric import PaddleMetric, copied, reject_unknown, paddle_module
-from ..core.settings import SettingsError, Weighted, _opt_id, keywords_checked, text_of, weighting_of
+from ..core.settings import SettingsError, Weighted, option_id, keywords_checked, text_of, weighting_of
 from ..core.text import TextSettings
 from .spec import MetricSpec
 
@@ -58,8 +58,8 @@ class RougeLSettings(Weighted):
     def __post_init__(self):
         self._check_text()
         self._check_weighting()
-        self._set("pad_id", _opt_id(self.pad_id, "pad_id"))
-        self._set("eos_id", _opt_id(self.eos_id, "eos_id"))
+        self._set("pad_id", option_id(self.pad_id, "pad_id"))
+        self._set("eos_id", option_id(self.eos_id, "eos_id"))
         if not isinstance(self.paddlenlp_compat, (bool, np.bool_)):
             raise TypeError(f"paddlenlp_compat must be a bool, got {type(self.paddlenlp_compat).__name__}")
         self._set("paddlenlp_compat", bool(self.paddlenlp_compat))

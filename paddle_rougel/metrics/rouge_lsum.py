@@ -101,7 +101,7 @@ class RougeLsumAccumulator(PrfAccumulator):
     """
 
     def _prepare(self, text: str) -> tuple:
-        return lsum._summary(text, "text", self.settings.split, self.tokenizer)
+        return lsum.summary_of(text, "text", self.settings.split, self.tokenizer)
 
     def _score(self, batch: Batch):
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,

@@ -35,7 +35,7 @@ from ..engine.inputs import Batch, pair_lists, pairs_batch
 from .metric import reject_unknown
 from ..engine.ngrams import ngram_overlap
 from ..core.scoring import Score
-from ..core.settings import Option, SettingsError, _bool, keywords_checked, text_of, weighting_of
+from ..core.settings import Option, SettingsError, parse_bool, keywords_checked, text_of, weighting_of
 from ..core.text import TextSettings
 from .rouge_l import RougeL, RougeLSettings, TextPrfAccumulator
 from .spec import MetricSpec
@@ -45,7 +45,7 @@ __all__ = ["RougeNSettings", "RougeNAccumulator", "RougeN", "rouge_n", "MAX_N", 
 MAX_N = 64  # the largest order taken (a state file cannot ask for more)
 
 NGRAM_OPTIONS = (
-    Option("distinct", ("--distinct",), _bool,
+    Option("distinct", ("--distinct",), parse_bool,
            "ROUGE-N: count each distinct n-gram once, as rouge-chinese (yes/no; default no)"),
 )
 
