@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..core.version import __version__
+from ..core.signature import signature
 from ..metrics import accumulators
 from ..engine import host as engine
 from ..core import scoring
@@ -45,20 +45,6 @@ lcs_length = engine.lcs_length
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")  # the usual ones; rougeN for any n
 _DEFAULTS = {"multi_ref": "max_pr", "tokenize": "char", "normalize": "none", "stem": False,
              "split": "newline", "distinct": False}  # left None: gamma, alpha, lowercase
-
-
-def signature(parts: List[tuple]) -> str:
-    """One signature of several types: ``rouge1+rougeL|<every setting, once>``.
-
-    ``parts``: ``(type name, spec, params, settings)``; a setting the type name
-    fixes (ROUGE-N's ``n:2``) is said by the name and left out."""
-    names, seen = [], []
-    for name, _spec, params, settings in parts:
-        names.append(name)
-        for part in settings.signature().split("|"):
-            if part.split(":", 1)[0] not in params and part not in seen:
-                seen.append(part)
-    return "|".join(["+".join(names), *seen])
 
 
 def _settings_values(preset: Optional[str], given: Dict[str, Any]) -> Dict[str, Any]:
@@ -151,7 +137,7 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     score_all(accs, predictions, references)
     out = _results(accs, per_instance, aggregate, seed)
     out["count"] = len(predictions)
-    out["signature"] = f"{signature(parts)}|v:{__version__}"
+    out["signature"] = signature(parts, version=True)
     if aggregate != "mean":
         out["signature"] += f"|agg:{aggregate}:seed:{'global' if seed is None else int(seed)}"
     return out

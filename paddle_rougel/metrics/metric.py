@@ -20,6 +20,7 @@ import numpy as np
 from ..core import scoring
 from .distributed import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator
+from ..core.signature import signature
 from ..core.settings import keywords_checked, reject_unknown  # noqa: F401 - its home is settings; read here by the metric classes
 
 __all__ = ["PaddleMetric", "RougeL", "RougeLsum", "RougeN", "reject_unknown", "register_with_paddle"]
@@ -76,9 +77,7 @@ class PaddleMetric:
 
     def signature(self) -> str:
         """Every setting that changes the number, as one line (sacreBLEU style)."""
-        from ..core.version import __version__
-
-        return f"{self._acc.metric_name}|{self._acc.settings.signature()}|v:{__version__}"
+        return signature([(self._acc.metric_name, None, (), self._acc.settings)], version=True)
 
     def reset(self) -> None:
         """Forget every instance."""
