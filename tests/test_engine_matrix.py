@@ -133,7 +133,8 @@ def test_empty_sides_and_named_errors():
 def test_c_scores_are_the_numpy_float64_values(alpha):
     """score_matrix (C) computes each cell as scoring.precision_recall / f_alpha / f_t2t do."""
     from paddle_rougel.core import scoring
-    from paddle_rougel.api.matrix import _lcs_matrix, _prf
+    from paddle_rougel.api.matrix import _lcs_matrix
+    from paddle_rougel.engine.fallbacks import prf_matrix as _prf
 
     rng = random.Random(7)
     texts = [[rng.choice("abcdef") for _ in range(rng.randint(0, 80))] for _ in range(70)]

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from ..engine import host as engine
 from ..core import scoring
 from ..core.settings import keywords_checked

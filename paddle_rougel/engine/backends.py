@@ -37,7 +37,7 @@ Example: a back end that counts its calls and computes as the Python one.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Optional
 
 import numpy as np
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from typing import Any, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
 

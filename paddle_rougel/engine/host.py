@@ -51,21 +51,16 @@ Example:
 """
 from __future__ import annotations
 
-import operator
 import os
-import warnings
-from collections import Counter
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from .inputs import as_str, unordered
-from ..core.lcs_step import advance
 from ..core.settings import keywords_checked
 
 from . import cext
-from .registry import (backend, get_backend, register_backend, set_backend,  # noqa: F401
-                       unregister_backend, warn_fallback)
+from .registry import backend, get_backend, register_backend, set_backend, unregister_backend  # noqa: F401
 
 __all__ = ["LcsResult", "c_kernel", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
            "get_backend", "register_backend", "unregister_backend", "default_threads"]

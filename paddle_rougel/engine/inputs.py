@@ -25,7 +25,6 @@ scored.  :func:`make_batch`:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, MappingView, Set
 from collections.abc import Sequence as SequenceABC
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 

@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
