@@ -312,7 +312,7 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
     ``difference`` (B - A), its interval ``low``/``high``, ``p_value`` (two-sided).
 
     >>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
-    >>> from paddle_rougel.inputs import make_batch
+    >>> from paddle_rougel.engine.inputs import make_batch
     >>> a, b = RougeLAccumulator(RougeLSettings()), RougeLAccumulator(RougeLSettings())
     >>> refs = [["abcd"]] * 40
     >>> a.add(make_batch(["abxx"] * 40, refs)); b.add(make_batch(["abcx"] * 40, refs))

@@ -22,7 +22,7 @@ path: returning None), one in each built-in back end, and its call in the metric
 Example: a back end that counts its calls and computes as the Python one.
 
     >>> from paddle_rougel import engine
-    >>> from paddle_rougel.backends import PythonBackend
+    >>> from paddle_rougel.engine.backends import PythonBackend
     >>> class Counting(PythonBackend):
     ...     name = "counting"
     ...     calls = 0

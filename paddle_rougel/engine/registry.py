@@ -119,7 +119,7 @@ class Backend:
     def resample_sums(self, cols_kn: np.ndarray, resamples: int, seed: int, mode: int,
                       threads: Optional[int] = None) -> np.ndarray:
         """float64 [R, k] resampled column sums of ``cols_kn`` [k, N] by ``stats``' generator
-        and pairwise tree (``mode``: ``stats._BOOTSTRAP`` or ``stats._RANDOMIZE``)."""
+        and pairwise tree (``mode``: ``fallbacks.BOOTSTRAP`` or ``fallbacks.RANDOMIZE``)."""
         raise NotImplementedError(f"{type(self).__name__}.resample_sums")
 
     def __repr__(self) -> str:
@@ -127,8 +127,6 @@ class Backend:
 
 
 _BACKEND = "c" if cext.lcs is not None else "python"  # the name of the active back end
-
-
 _BACKENDS: dict = {}  # name -> Backend (the built-in ones: engine.backends adds them)
 _WARNED = False
 

@@ -29,7 +29,7 @@ Guarantees (tested):
   fractional counts, sums above their counts, int64 overflow, and fields
   that no run gives together: :mod:`~paddle_rougel.invariants`).
 
->>> from paddle_rougel.inputs import make_batch
+>>> from paddle_rougel.engine.inputs import make_batch
 >>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
 >>> acc.add(make_batch(["abcd", "xy"], [["abce"], ["xy", "yx"]]))

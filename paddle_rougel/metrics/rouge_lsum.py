@@ -93,7 +93,7 @@ class RougeLsumAccumulator(PrfAccumulator):
     The same fields, reductions, state and per-instance results as ROUGE-L; only
     the per-pair figure differs (:mod:`paddle_rougel.lsum`).
 
-    >>> from paddle_rougel.lsum import make_lsum_batch
+    >>> from paddle_rougel.engine.lsum import make_lsum_batch
     >>> acc = RougeLsumAccumulator(RougeLsumSettings(gamma=1.0))
     >>> acc.add(make_lsum_batch([["ab", "ca"]], [[["aca"]]]))
     >>> acc.scores()
