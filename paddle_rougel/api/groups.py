@@ -10,9 +10,9 @@ two systems over G groups gives each group's paired test and its p-value
 adjusted for the G tests by **Holm**'s step-down method (``p_adjusted``; controls
 the family-wise error rate like Bonferroni, and rejects at least as often).
 
->>> from paddle_rougel.metrics.accumulators import RougeLAccumulator
+>>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator
 >>> from paddle_rougel.engine.inputs import make_batch
->>> from paddle_rougel.core.settings import RougeLSettings
+>>> from paddle_rougel.metrics.rouge_l import RougeLSettings
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
 >>> acc.add(make_batch(["abcd", "xy", "ab"], [["abce"], ["xy"], ["cd"]]))
 >>> {k: (g.count, g.score) for k, g in breakdown(acc, ["a", "b", "a"]).items()}
