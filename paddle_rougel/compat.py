@@ -44,7 +44,7 @@ NAMES = {
                  "SETTINGS": "metrics", "OPTIONS": "metrics"},
     "accumulators": {"RougeLAccumulator": "metrics.rouge_l", "RougeLsumAccumulator": "metrics.rouge_lsum",
                      "RougeNAccumulator": "metrics.rouge_n", "DuReaderRougeLAccumulator": "metrics.dureader_rouge_l",
-                     "BleuAccumulator": "metrics.bleu", "ACCUMULATORS": "metrics"},
+                     "BleuAccumulator": "metrics.bleu", "ACCUMULATORS": "metrics", "from_state": "metrics"},
     "metric": {"RougeL": "metrics.rouge_l", "RougeLsum": "metrics.rouge_lsum", "RougeN": "metrics.rouge_n"},
 }
 
