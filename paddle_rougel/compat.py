@@ -10,7 +10,6 @@ the new path.  New code imports the new paths (docs/layout.md lists them).
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
@@ -82,7 +81,9 @@ class _Alias(types.ModuleType):
         return sorted(set(dir(self._target)) | set(self._moved))
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
+    """A loader (the protocol: importlib.abc is not imported, it costs import time)."""
+
     def create_module(self, spec):
         new = new_path(spec.name)
         if spec.name.rpartition(".")[2] not in QUIET:
@@ -93,7 +94,9 @@ class _Loader(importlib.abc.Loader):
         return None
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
+    """A meta path finder for the old paths only."""
+
     def find_spec(self, fullname, path=None, target=None):
         if new_path(fullname) is None:
             return None
