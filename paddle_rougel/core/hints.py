@@ -58,7 +58,7 @@ _MAX_CHARS = 2000    # characters looked at per string
 _ASCII_LETTERS = re.compile(r"[A-Za-z]")
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _SPACE = re.compile(r"\s")
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package (this file is in core/)
 
 
 class TokenizationHint(UserWarning):
