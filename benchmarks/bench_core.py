@@ -67,7 +67,8 @@ def main(argv=None) -> int:
     import numpy as np
     import paddle
     import paddle_rougel
-    from paddle_rougel import RougeL, engine
+    from paddle_rougel import RougeL
+    from paddle_rougel.engine import host as engine
     from paddlenlp.metrics import RougeL as PaddleNLPRougeL
     from rouge_score import rouge_scorer
     import rouge_score_rs

@@ -19,8 +19,8 @@ import numpy as np
 import paddle
 
 from paddle_rougel import RougeL
-from paddle_rougel.convert import prepare
-from paddle_rougel.device import lcs_masked
+from paddle_rougel.engine.convert import prepare
+from paddle_rougel.engine.device import lcs_masked
 
 
 def _median_time(fn, repeats):
@@ -60,7 +60,7 @@ def main(argv=None):
         return m.accumulate()
 
     def device_path():  # the Paddle-op path an accelerator tensor takes, forced on this CPU
-        import paddle_rougel.convert as conv
+        import paddle_rougel.engine.convert as conv
 
         real = conv.on_host
         conv.on_host = lambda x: False

@@ -185,7 +185,8 @@ def main(argv=None) -> int:
     from rouge_score import rouge_scorer
 
     import paddle_rougel
-    from paddle_rougel import RougeLsum, compute, engine, rouge_lsum
+    from paddle_rougel import RougeLsum, compute, rouge_lsum
+    from paddle_rougel.engine import host as engine
 
     print("## Machine")
     print(f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores; our kernel threads: "

@@ -98,8 +98,9 @@ def main(argv=None) -> int:
     from rouge_score import rouge_scorer
 
     import paddle_rougel
-    from paddle_rougel import _lcs, compute, deduplicate, engine, rouge_l, rouge_l_matrix
-    from paddle_rougel.text import TextSettings
+    from paddle_rougel import _lcs, compute, deduplicate, rouge_l, rouge_l_matrix
+    from paddle_rougel.engine import host as engine
+    from paddle_rougel.core.text import TextSettings
 
     print("## Machine")
     print(f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores; our threads: {engine.default_threads()}; "

@@ -88,9 +88,10 @@ def main(argv=None) -> int:
     from rouge_score import rouge_scorer
 
     import paddle_rougel
-    from paddle_rougel import _lcs, engine
-    from paddle_rougel.inputs import OneRef
-    from paddle_rougel.ngrams import ngram_overlap
+    from paddle_rougel import _lcs
+    from paddle_rougel.engine import host as engine
+    from paddle_rougel.engine.inputs import OneRef
+    from paddle_rougel.engine.ngrams import ngram_overlap
 
     threads = engine.default_threads()
     print("## Machine")

@@ -32,8 +32,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchkit import cpu_model, score_verdict  # noqa: E402
 
-from paddle_rougel import deduplicate, engine, similarity_join  # noqa: E402
-from paddle_rougel.text import TextSettings  # noqa: E402
+from paddle_rougel import deduplicate, similarity_join
+from paddle_rougel.engine import host as engine  # noqa: E402
+from paddle_rougel.core.text import TextSettings  # noqa: E402
 
 T = 0.7
 
@@ -163,7 +164,7 @@ def dask_scaling(n: int, n_q: int, n_c: int) -> int:
     each), each result checked against the in-process call first."""
     from distributed import Client, LocalCluster
 
-    import paddle_rougel.dask as prd
+    import paddle_rougel.api.dask as prd
 
     x = instructions(n, seed=1)
     corpus = instructions(n_c, seed=3)

@@ -29,10 +29,12 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import dureader_workload  # noqa: E402
 
-from paddle_rougel import engine, stats  # noqa: E402
-from paddle_rougel.accumulators import BleuAccumulator  # noqa: E402
-from paddle_rougel.inputs import make_batch  # noqa: E402
-from paddle_rougel.settings import BleuSettings  # noqa: E402
+from paddle_rougel.engine import host as engine
+from paddle_rougel.metrics import bleu as bleu_mod
+from paddle_rougel.stats import intervals as stats  # noqa: E402
+from paddle_rougel.metrics.bleu import BleuAccumulator  # noqa: E402
+from paddle_rougel.engine.inputs import make_batch  # noqa: E402
+from paddle_rougel.metrics.bleu import BleuSettings  # noqa: E402
 
 
 def timed(fn):
@@ -74,13 +76,13 @@ def bleu_columns(cands, ref_lists, n_size=4):
     clen = np.array([len(c) for c in cands], dtype=np.float64)
     candi = np.maximum(clen[:, None] - np.arange(n_size)[None, :], 0)
     bp_r = [min((abs(len(c) - len(r)), len(r)) for r in refs)[1] for c, refs in zip(cands, ref_lists)]
-    return stats.bleu_columns(match, candi, clen, bp_r)
+    return bleu_mod.bleu_columns(match, candi, clen, bp_r)
 
 
 def bench_bleu(n: int, resamples: int, trials: int) -> None:
     cands, refs = dureader_workload.make_workload(n=n, seed=0)
     other = [c[:max(1, len(c) * 9 // 10)] if i % 2 else c for i, c in enumerate(cands)]  # system B: half cut
-    bleu4 = stats.bleu_statistic(4)
+    bleu4 = bleu_mod.bleu_statistic(4)
     cols, cwall, _ = timed(lambda: bleu_columns(cands, refs))
     cols_b = bleu_columns(other, refs)
     acc = BleuAccumulator(BleuSettings(n_size=4))

@@ -37,18 +37,21 @@ created (and registers itself as a ``paddle.metric.Metric``), the device path on
 first use (PaddlePaddle is not a hard dependency: install ``paddlepaddle`` or
 ``paddlepaddle-gpu``).
 """
-__version__ = "0.1.0"
+from .core.version import __version__
+from . import compat
 
-from .align import alignment
-from .convert import vocab_table
-from .engine import backend, lcs_batch, lcs_length
-from .functional import RougeLOutput, compare, compute
-from .groups import breakdown, compare_breakdown
-from .hints import TokenizationHint
-from .join import Join, similarity_join
-from .matrix import Dedup, deduplicate, rouge_l_matrix
-from .scoring import Score, alpha_from_gamma, gamma_from_alpha
-from .text import TokenizerError
+compat.install()  # the old module paths (paddle_rougel.lsum, ...): deprecated aliases
+
+from .api.align import alignment
+from .engine.convert import vocab_table
+from .engine.host import backend, lcs_batch, lcs_length
+from .api.functional import RougeLOutput, compare, compute
+from .api.groups import breakdown, compare_breakdown
+from .core.hints import TokenizationHint
+from .api.join import Join, similarity_join
+from .api.matrix import Dedup, deduplicate, rouge_l_matrix
+from .core.scoring import Score, alpha_from_gamma, gamma_from_alpha
+from .core.text import TokenizerError
 from .metrics import METRICS
 
 # every metric's Paddle class and functional call, by its registry name
@@ -63,11 +66,11 @@ del _spec, _obj
 # The device path imports paddle (about 1 s): loaded on first use, so that
 # `import paddle_rougel` and the command line stay fast.
 _LAZY = {
-    "lcs_device": "device",
-    "lcs_masked": "device",
-    "trainer_compute_metrics": "integrations",
-    "paddleformers_compute_metrics": "integrations",
-    "paddlenlp_compute_metrics": "integrations",
+    "lcs_device": "engine.device",
+    "lcs_masked": "engine.device",
+    "trainer_compute_metrics": "api.integrations",
+    "paddleformers_compute_metrics": "api.integrations",
+    "paddlenlp_compute_metrics": "api.integrations",
 }
 
 

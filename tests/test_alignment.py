@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer, tokenize
 
 from paddle_rougel import alignment
-from paddle_rougel.accumulators import RougeLsumAccumulator
-from paddle_rougel.align import best_reference
-from paddle_rougel.lsum import make_lsum_batch
-from paddle_rougel.settings import RougeLSettings, RougeLsumSettings
+from paddle_rougel.metrics.rouge_lsum import RougeLsumAccumulator
+from paddle_rougel.api.align import best_reference
+from paddle_rougel.engine.lsum import make_lsum_batch
+from paddle_rougel.metrics.rouge_l import RougeLSettings
+from paddle_rougel.metrics.rouge_lsum import RougeLsumSettings
 from oracle import lcs_dp
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

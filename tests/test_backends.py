@@ -14,9 +14,11 @@ import random
 import numpy as np
 import pytest
 
-from paddle_rougel import (BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, RougeN, compare, compute,
-                           deduplicate, engine, rouge_l, rouge_l_matrix, rouge_lsum, rouge_n, stats)
-from paddle_rougel.backends import Backend, PythonBackend
+from paddle_rougel import BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, RougeN, compare, compute, deduplicate, rouge_l, rouge_l_matrix, rouge_lsum, rouge_n
+from paddle_rougel.engine import cext, registry
+from paddle_rougel.engine import host as engine
+from paddle_rougel.stats import intervals as stats
+from paddle_rougel.engine.backends import Backend, PythonBackend
 
 # the operations a back end has: Backend's public methods but available()
 OPS = sorted(k for k, v in vars(Backend).items() if callable(v) and not k.startswith("_") and k != "available")
@@ -59,7 +61,7 @@ def use_backend(monkeypatch):
         engine.register_backend(be)
         used.append(be.name)
         engine.set_backend(be.name)
-        monkeypatch.setattr(engine, "_c_ext", NoExtension())
+        monkeypatch.setattr(cext, "lcs", NoExtension())
         return be
 
     old = engine.backend()

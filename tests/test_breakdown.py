@@ -12,11 +12,15 @@ import numpy as np
 import pytest
 
 from paddle_rougel import breakdown, compare_breakdown
-from paddle_rougel.accumulators import BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator
+from paddle_rougel.metrics.bleu import BleuAccumulator
+from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLAccumulator
+from paddle_rougel.metrics.rouge_l import RougeLAccumulator
 from paddle_rougel.cli import main
-from paddle_rougel.groups import holm, length_bucket
-from paddle_rougel.inputs import make_batch
-from paddle_rougel.settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings
+from paddle_rougel.api.groups import holm, length_bucket
+from paddle_rougel.engine.inputs import make_batch
+from paddle_rougel.metrics.bleu import BleuSettings
+from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLSettings
+from paddle_rougel.metrics.rouge_l import RougeLSettings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EX = os.path.join(ROOT, "examples", "dureader")
@@ -217,7 +221,7 @@ def test_length_buckets():
 
 
 def test_compare_breakdown_python_matches_compare():
-    from paddle_rougel.accumulators import compare
+    from paddle_rougel.metrics.accumulators import compare
     rng = random.Random(1)
     cands, refs = _random_contest(rng, 80)
     cands_b = [c[::-1] for c in cands]

@@ -12,7 +12,8 @@ from paddlenlp.metrics import BLEUForDuReader as PaddleNLPBLEUForDuReader
 from paddlenlp.metrics import RougeLForDuReader as PaddleNLPRougeLForDuReader
 
 import paddle_rougel
-from paddle_rougel import RougeL, engine
+from paddle_rougel import RougeL
+from paddle_rougel.engine import host as engine
 from paddle_rougel.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -23,7 +23,7 @@ import pytest
 
 from oracle import lcs_dp, ngram_counts  # noqa: E402  (tests/ is on sys.path; imports nothing of the package)
 from test_cli_hostile import one_error, run, write_file  # the CLI helpers, one home (tests/ is on sys.path)
-from paddle_rougel.config import preset, read_config
+from paddle_rougel.api.config import preset, read_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EX = os.path.join(ROOT, "examples", "dureader")

@@ -19,8 +19,10 @@ import zipfile
 
 import pytest
 
-from paddle_rougel import __version__, engine
+from paddle_rougel import __version__
 from paddle_rougel.cli import dureader_io
+from paddle_rougel.engine import cext, registry
+from paddle_rougel.engine import host as engine
 from paddle_rougel.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -420,9 +422,9 @@ def test_closed_stdout_is_an_error_not_silence(ex):
 # ---------------------------------------------------------------- 5. engine
 
 def test_fallback_warning_is_one_plain_line(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(engine, "_c_ext", None)
-    monkeypatch.setattr(engine, "_BACKEND", "python")
-    monkeypatch.setattr(engine, "_WARNED", False)
+    monkeypatch.setattr(cext, "lcs", None)
+    monkeypatch.setattr(registry, "_BACKEND", "python")
+    monkeypatch.setattr(registry, "_WARNED", False)
     h = write_file(tmp_path, "h.txt", "abc\n")
     rc, out, err = run(capsys, "score", "--hyp", h, "--ref", h, "--format", "json")
     assert rc == 0
@@ -434,7 +436,7 @@ def test_fallback_warning_is_one_plain_line(capsys, tmp_path, monkeypatch):
 
 def test_fallback_warning_in_a_real_process(tmp_path):
     h = write_file(tmp_path, "h.txt", "abc\n")
-    code = ("import sys; import paddle_rougel.engine as e; e._c_ext = None; e._BACKEND = 'python'; "
+    code = ("import sys; import paddle_rougel.engine.cext as c, paddle_rougel.engine.registry as r; c.lcs = None; r._BACKEND = 'python'; "
             "from paddle_rougel.__main__ import run; "
             f"sys.argv = ['paddle-rougel', 'score', '--hyp', {str(h)!r}, '--ref', {str(h)!r}]; sys.exit(run())")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}

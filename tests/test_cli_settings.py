@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from paddle_rougel import RougeL, compute
-from paddle_rougel.settings import OPTIONS
+from paddle_rougel.metrics import OPTIONS
 from test_cli_hostile import run  # the CLI helpers, one home (tests/ is on sys.path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-import paddle_rougel.dask as prd
+import paddle_rougel.api.dask as prd
 from paddle_rougel import deduplicate, similarity_join
 from scale_data import near_dups
 

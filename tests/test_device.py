@@ -3,8 +3,9 @@ import numpy as np
 import paddle
 import pytest
 
-from paddle_rougel import RougeL, engine, lcs_device, lcs_masked, vocab_table
-from paddle_rougel.convert import prepare
+from paddle_rougel import RougeL, lcs_device, lcs_masked, vocab_table
+from paddle_rougel.engine import host as engine
+from paddle_rougel.engine.convert import prepare
 
 T_CHOICES = [0, 1, 2, 5, 31, 32, 33, 61, 62, 63, 64, 65, 124, 125, 127, 187, 250]
 
@@ -60,7 +61,7 @@ def test_lcs_masked_middle_gaps_are_removed_tokens():
 
 def _spy_bits(monkeypatch):
     """Record (rows, masks) of every _lcs_bits call."""
-    from paddle_rougel import device
+    from paddle_rougel.engine import device
     calls, real = [], device._lcs_bits
     def spy(ck, rk, words, width, carry, masks):
         calls.append((ck.shape[0], masks))
@@ -70,7 +71,7 @@ def _spy_bits(monkeypatch):
 
 
 def test_lcs_row_groups_under_a_small_budget(monkeypatch):
-    from paddle_rougel import device
+    from paddle_rougel.engine import device
     # one row's table is at most 70 x 2 words: under the budget, so the table
     # path is kept, in groups of >= 2 rows
     monkeypatch.setattr(device, "_BUDGET_WORDS", 300)
@@ -104,7 +105,7 @@ def test_compare_path_masked_middle_gaps():
 
 @pytest.mark.parametrize("budget,expected", [(10**6, "table"), (125 * 3 - 1, "compare"), (1, "compare")])
 def test_compare_path_chosen_when_one_row_table_exceeds_budget(monkeypatch, budget, expected):
-    from paddle_rougel import device
+    from paddle_rougel.engine import device
     monkeypatch.setattr(device, "_BUDGET_WORDS", budget)
     calls = _spy_bits(monkeypatch)
     rng = np.random.default_rng(4)
@@ -141,7 +142,7 @@ def path(request, monkeypatch):
     """Run a metric test on both paths: numpy/CPU data normally takes the host path;
     "device" forces the Paddle-op path (what accelerator tensors take) on CPU."""
     if request.param == "device":
-        import paddle_rougel.convert as conv
+        import paddle_rougel.engine.convert as conv
         monkeypatch.setattr(conv, "on_host", lambda x: False)
     return request.param
 
@@ -374,7 +375,7 @@ def _product_argmax_rows(logits, mask):
 
 
 def test_masked_argmax_without_the_product_is_exact():
-    from paddle_rougel.convert import host_tokens
+    from paddle_rougel.engine.convert import host_tokens
 
     rng = np.random.default_rng(3)
     for trial in range(40):
@@ -401,7 +402,7 @@ def test_masked_argmax_without_the_product_is_exact():
 def test_masked_argmax_allocates_no_logits_sized_product():
     import tracemalloc
 
-    from paddle_rougel.convert import host_tokens
+    from paddle_rougel.engine.convert import host_tokens
 
     rng = np.random.default_rng(0)
     logits = rng.standard_normal((16, 64, 1000)).astype("float32")

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import oracle
-from paddle_rougel import engine
+from paddle_rougel.engine import cext, registry
+from paddle_rougel.engine import host as engine
+from paddle_rougel.engine import fallbacks
 
 
 # ------------------------------------------------------------------ the oracle itself
@@ -231,11 +233,11 @@ def test_missing_extension_falls_back_with_one_warning(monkeypatch):
     """Without the compiled kernel the engine still answers exactly, with one RuntimeWarning."""
     import warnings
 
-    from paddle_rougel import engine
+    from paddle_rougel.engine import host as engine
 
-    monkeypatch.setattr(engine, "_c_ext", None)
-    monkeypatch.setattr(engine, "_BACKEND", "python")
-    monkeypatch.setattr(engine, "_WARNED", False)
+    monkeypatch.setattr(cext, "lcs", None)
+    monkeypatch.setattr(registry, "_BACKEND", "python")
+    monkeypatch.setattr(registry, "_WARNED", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert engine.lcs_length("ABCBDAB", "BDCABA") == 4
@@ -280,7 +282,7 @@ def test_clipped_matches_byte_order_and_strides(order):
     cand = np.array([5, 6, 5, 6, 7], dtype=order + "i4")
     srcs = [np.array([9, 5, 6, 9, 5, 6, 7, 9], dtype=order + "i8")[::1],
             np.array([7, 7, 5, 5, 6, 6], dtype=order + "u2")[::-1]]
-    want = engine._python_matches(cand.tolist(), [s.tolist() for s in srcs], 3)
+    want = fallbacks.python_matches(cand.tolist(), [s.tolist() for s in srcs], 3)
     assert want == [5, 4, 1]
     for backend in ("c", "python"):
         engine.set_backend(backend)
@@ -289,7 +291,7 @@ def test_clipped_matches_byte_order_and_strides(order):
         finally:
             engine.set_backend("c")
         assert got[0].tolist() == want, backend
-        assert got[1].tolist() == engine._python_matches([5, 5, 7], [s.tolist() for s in srcs], 3)
+        assert got[1].tolist() == fallbacks.python_matches([5, 5, 7], [s.tolist() for s in srcs], 3)
 
 
 # ------------------------------------------------------------------ self-unequal tokens
@@ -324,7 +326,7 @@ def test_self_unequal_tokens_in_ngrams():
     cands = [[1, nan, 2, 1, nan, 2], [never, never], ["a", "b", nan, "a", "b"]]
     srcs = [[[1, nan, 2, 1, nan, 2]], [[never, never]], [["a", "b", "a", "b"]]]
     want = [[4, 1, 0], [0, 0, 0], [4, 2, 0]]  # (2, 1) is the only common bigram of the first
-    assert [engine._python_matches(c, s, 3) for c, s in zip(cands, srcs)] == want
+    assert [fallbacks.python_matches(c, s, 3) for c, s in zip(cands, srcs)] == want
     for backend in ("c", "python"):
         engine.set_backend(backend)
         try:
@@ -370,7 +372,7 @@ def test_huge_threads_env_is_capped_to_the_kernel_maximum(monkeypatch, value):
     assert engine.default_threads() == engine.MAX_THREADS == 64
     assert engine.lcs_batch(["abc"], [["abd"]]).lcs.tolist() == [2]
     assert engine.clipped_matches(["ab"], [["ab"]], 2).tolist() == [[2.0, 1.0]]
-    from paddle_rougel import stats
+    from paddle_rougel.stats import intervals as stats
     assert stats.resample_sums([1.0, 2.0], 3, seed=1).shape == (3, 1)
 
 

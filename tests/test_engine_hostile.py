@@ -18,7 +18,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from paddle_rougel import engine
+from paddle_rougel.engine import host as engine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 import oracle
-from paddle_rougel import _lcs, deduplicate, engine, rouge_l_matrix
+from paddle_rougel import _lcs, deduplicate, rouge_l_matrix
+from paddle_rougel.engine import host as engine
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow],
                 max_examples=120)
@@ -131,8 +132,9 @@ def test_empty_sides_and_named_errors():
 @pytest.mark.parametrize("alpha", [None, 0.0, 1.0, 0.3, -1.0])
 def test_c_scores_are_the_numpy_float64_values(alpha):
     """score_matrix (C) computes each cell as scoring.precision_recall / f_alpha / f_t2t do."""
-    from paddle_rougel import scoring
-    from paddle_rougel.matrix import _lcs_matrix, _prf
+    from paddle_rougel.core import scoring
+    from paddle_rougel.api.matrix import _lcs_matrix
+    from paddle_rougel.engine.fallbacks import prf_matrix as _prf
 
     rng = random.Random(7)
     texts = [[rng.choice("abcdef") for _ in range(rng.randint(0, 80))] for _ in range(70)]

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from paddle_rougel import engine
+from paddle_rougel.engine import host as engine
+from paddle_rougel.engine import fallbacks
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -139,8 +140,8 @@ def test_clipped_matches_equal_dict_counts(batch, n_size, data):
     cands = [c for c, _ in batch]
     srcs = [rs for _, rs in batch]
     prefix = [data.draw(st.integers(-1, len(rs) + 1)) for rs in srcs]
-    want = [engine._python_matches(c, s, n_size) for c, s in zip(cands, srcs)]
-    want_pre = [engine._python_matches(c, s[:max(0, k)], n_size) for c, s, k in zip(cands, srcs, prefix)]
+    want = [fallbacks.python_matches(c, s, n_size) for c, s in zip(cands, srcs)]
+    want_pre = [fallbacks.python_matches(c, s[:max(0, k)], n_size) for c, s, k in zip(cands, srcs, prefix)]
     want = [[float(v) for v in w] for w in want]
     want_pre = [[float(v) for v in w] for w in want_pre]
     with _threads(1):

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from rouge_score import tokenize as rs_tokenize
 
 import oracle
-from paddle_rougel import compute, engine, rouge_l
+from paddle_rougel import compute, rouge_l
+from paddle_rougel.engine import host as engine
 from paddle_rougel import _lcs
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow],
@@ -184,7 +185,7 @@ def test_equal_distinct_token_objects_get_one_id():
 
 
 def test_token_list_batch_snapshot_and_named_errors():
-    from paddle_rougel.inputs import make_batch
+    from paddle_rougel.engine.inputs import make_batch
 
     cand, ref = ["a", "b"], ["b"]
     b = make_batch([cand, ("x",)], [[ref], (("x",), ["y"])])
@@ -269,7 +270,7 @@ def test_tuples_are_read_without_a_reference_each_and_nothing_leaks(container, o
 def test_str_tuple_in_c_and_in_python_agree():
     """inputs.str_tuple (the batch type check): the C helper and the Python fallback give the
     same answers; a tuple comes back as itself; a str subclass is not a str here."""
-    from paddle_rougel import inputs
+    from paddle_rougel.engine import inputs
 
     class Sub(str):
         pass

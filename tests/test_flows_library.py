@@ -165,6 +165,6 @@ def test_classes_and_their_keyword_methods_suggest_too():
         with pytest.raises(TypeError) as e:
             call()
         assert str(e.value) == msg
-    from paddle_rougel.config import ConfigError, preset
+    from paddle_rougel.api.config import ConfigError, preset
     with pytest.raises(ConfigError, match="did you mean 'rouge_score'"):
         preset("rouge_scor")

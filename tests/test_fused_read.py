@@ -26,10 +26,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paddle_rougel import compute, engine
-from paddle_rougel.backends import Backend, CBackend, PythonBackend
+from paddle_rougel import compute
+from paddle_rougel.engine import host as engine
+from paddle_rougel.engine.backends import Backend, CBackend, PythonBackend
 from paddle_rougel.cli import main
-from paddle_rougel.functional import score_all
+from paddle_rougel.api.functional import score_all
 from paddle_rougel.metrics import resolve_type
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow],

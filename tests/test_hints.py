@@ -15,8 +15,8 @@ from markdown_docs import blocks
 import paddle_rougel
 from paddle_rougel import TokenizationHint, compute, rouge_l, rouge_lsum
 from paddle_rougel.cli import main
-from paddle_rougel.hints import SAMPLE, Hinter
-from paddle_rougel.text import TextSettings
+from paddle_rougel.core.hints import SAMPLE, Hinter
+from paddle_rougel.core.text import TextSettings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples" / "dureader").glob("*.jsonl"))

@@ -15,10 +15,11 @@ import textwrap
 import pytest
 
 import oracle
-from paddle_rougel import (BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, accumulators,
-                           compare, compute, engine, lcs_length, rouge_l, rouge_lsum)
+from paddle_rougel import BLEUForDuReader, RougeL, RougeLForDuReader, RougeLsum, compare, compute, lcs_length, rouge_l, rouge_lsum
+from paddle_rougel import metrics
+from paddle_rougel.engine import host as engine
 from paddle_rougel import TokenizerError
-from paddle_rougel.text import TextSettings
+from paddle_rougel.core.text import TextSettings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -257,7 +258,7 @@ def test_states_of_unnamed_tokenizers_are_refused(name):
     state = RougeL(tokenize=words).state_dict()
     state["config"]["text"]["tokenize"] = name
     with pytest.raises(ValueError, match="cannot be told apart"):
-        accumulators.from_state(state)
+        metrics.from_state(state)
 
 
 @pytest.mark.parametrize("bad,exc", [(("", words), ValueError), (("a|b", words), ValueError),

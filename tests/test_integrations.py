@@ -15,7 +15,7 @@ import pytest
 
 from model_helpers import trainer_collate, trainer_examples
 from paddle_rougel import compute
-from paddle_rougel.integrations import paddlenlp_compute_metrics, trainer_compute_metrics
+from paddle_rougel.api.integrations import paddlenlp_compute_metrics, trainer_compute_metrics
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here downloads; make sure nothing can try
 
@@ -358,7 +358,7 @@ def test_every_registered_type_equals_rouge_score():
 
 def test_no_paddlenlp_or_paddle_at_import():
     code = ("import sys, paddle_rougel; f = paddle_rougel.paddlenlp_compute_metrics; "
-            "assert f.__module__ == 'paddle_rougel.integrations'; "
+            "assert f.__module__ == 'paddle_rougel.api.integrations'; "
             "bad = [m for m in ('paddlenlp', 'paddle') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 

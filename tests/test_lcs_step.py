@@ -12,7 +12,7 @@ import numpy as np
 import paddle
 import pytest
 
-from paddle_rougel.lcs_step import advance, advance_left
+from paddle_rougel.core.lcs_step import advance, advance_left
 
 
 def _table(a, b):

@@ -23,17 +23,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer as rs
 
-from paddle_rougel import RougeLsum, compute, engine, lsum, rouge_lsum
-from paddle_rougel.accumulators import ACCUMULATORS, RougeLsumAccumulator, from_state
-from paddle_rougel.functional import compute as _compute
+from paddle_rougel import RougeLsum, compute, rouge_lsum
+from paddle_rougel.engine import cext
+from paddle_rougel.engine import fallbacks
+from paddle_rougel.engine import host as engine, lsum
+from paddle_rougel.metrics import ACCUMULATORS
+from paddle_rougel.metrics.rouge_lsum import RougeLsumAccumulator
+from paddle_rougel.metrics import from_state
+from paddle_rougel.api.functional import compute as _compute
 
 
 def compute_rouge_l(*a, **k):  # ROUGE-L only (the default rouge_types)
     return _compute(*a, **k)
-from paddle_rougel.inputs import FlatRefs
-from paddle_rougel.lsum import lcs_positions, make_lsum_batch, split_sentences
-from paddle_rougel.settings import SETTINGS, RougeLsumSettings
-from paddle_rougel.text import TextSettings
+from paddle_rougel.engine.inputs import FlatRefs
+from paddle_rougel.engine.lsum import lcs_positions, make_lsum_batch, split_sentences
+from paddle_rougel.metrics import SETTINGS
+from paddle_rougel.metrics.rouge_lsum import RougeLsumSettings
+from paddle_rougel.core.text import TextSettings
 
 TOL = 1e-12
 SCORER = rs.RougeScorer(["rougeLsum"])
@@ -230,8 +236,8 @@ def test_random_texts_against_rouge_score(path, unicode):
 
 def test_c_text_path_is_taken_for_ascii_and_agrees_with_tokens():
     preds, targets = ["A b.\nc A", "x"], [["a c\nb", "c"], ["y"]]
-    raw = engine._c_ext.lsum_text(preds, targets, None, 1)
-    assert raw is not None and engine._c_ext.lsum_text(["é"], [["e"]], None, 1) is None
+    raw = cext.lcs.lsum_text(preds, targets, None, 1)
+    assert raw is not None and cext.lcs.lsum_text(["é"], [["e"]], None, 1) is None
     hits = np.frombuffer(raw[0], dtype=np.int64).tolist()
     acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
     prepared = [acc._prepare(p) for p in preds], [[acc._prepare(t) for t in ts] for ts in targets]
@@ -266,16 +272,16 @@ def test_c_char_path_against_the_python_paths(seed):
     rng = random.Random(300 + seed)
     preds = [_char_text(rng) for _ in range(150)]
     targets = [[_char_text(rng) for _ in range(rng.randint(1, 3))] for _ in range(150)]
-    raw = engine._c_ext.lsum_text(preds, targets, None, 1 + seed % 2, True)
+    raw = cext.lcs.lsum_text(preds, targets, None, 1 + seed % 2, True)
     assert raw is not None
     hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64).tolist() for x in raw)
     cands = tuple(map(_char_prepared, preds))
     refs = tuple(tuple(map(_char_prepared, ts)) for ts in targets)
     ref_count = np.array([len(r) for r in refs])
-    want = lsum._python_batch(cands, refs, ref_count)
+    want = fallbacks.python_lsum_batch(cands, refs, ref_count)
     assert hits == want.hits.tolist() == lsum._tokens_batch(cands, refs).hits.tolist()
     assert cand_len == want.cand_len.tolist() and ref_len == want.ref_len.tolist()
-    assert engine._c_ext.lsum_text(preds, targets, None, 1) is None or all(
+    assert cext.lcs.lsum_text(preds, targets, None, 1) is None or all(
         t.isascii() for t in preds + [x for ts in targets for x in ts])  # rouge-score mode: ASCII only
 
 
@@ -284,7 +290,7 @@ def test_default_settings_take_the_char_path_with_the_same_scores(monkeypatch):
     preds = [_char_text(rng) for _ in range(60)]
     targets = [[_char_text(rng) for _ in range(rng.randint(1, 2))] for _ in range(60)]
     seen = []
-    real = engine._c_ext
+    real = cext.lcs
 
     class Spy:
         def __getattr__(self, name):
@@ -295,7 +301,7 @@ def test_default_settings_take_the_char_path_with_the_same_scores(monkeypatch):
             seen.append((a[-1], out is not None))
             return out
 
-    monkeypatch.setattr(engine, "_c_ext", Spy())
+    monkeypatch.setattr(cext, "lcs", Spy())
     fast = RougeLsum(gamma=1.0)  # the defaults: char tokens, newline split
     fast.add_batch(preds, targets)
     assert seen == [(True, True)]  # one C call in char mode, and it computed
@@ -337,7 +343,7 @@ def test_c_text_path_hostile_words_against_tokens_and_rouge_score(seed):
     rng = random.Random(100 + seed)
     preds = [_hostile_ascii(rng) for _ in range(120)]
     targets = [[_hostile_ascii(rng) for _ in range(rng.randint(1, 3))] for _ in range(120)]
-    raw = engine._c_ext.lsum_text(preds, targets, None, 1 + seed % 2)
+    raw = cext.lcs.lsum_text(preds, targets, None, 1 + seed % 2)
     assert raw is not None
     hits, cand_len, ref_len = (np.frombuffer(x, dtype=np.int64).tolist() for x in raw)
     acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
@@ -499,10 +505,10 @@ def test_flat_references_read_as_tuples_and_score_as_lists(path):
 ])
 def test_c_text_path_checks_offsets(offsets, err):
     with pytest.raises(err):
-        engine._c_ext.lsum_text(("a", "b"), ("a", "b"), offsets, 1)
+        cext.lcs.lsum_text(("a", "b"), ("a", "b"), offsets, 1)
     with pytest.raises(TypeError, match="tuples"):
-        engine._c_ext.lsum_text(["a", "b"], ("a", "b"), np.array([0, 1, 2]), 1)
-    assert engine._c_ext.lsum_text_snapshot(["a"], [[]]) is None  # not a non-empty list of str
+        cext.lcs.lsum_text(["a", "b"], ("a", "b"), np.array([0, 1, 2]), 1)
+    assert cext.lcs.lsum_text_snapshot(["a"], [[]]) is None  # not a non-empty list of str
 
 
 # ------------------------------------------------------------------ bad input
@@ -526,7 +532,7 @@ def test_bad_input_names_instance_reference_sentence(cand, refs, err, msg):
 
 
 def test_c_reader_errors_name_the_sentence():
-    msg = lsum._rename("instance 2, reference 3: token 0 (list): unhashable",
+    msg = lsum.rename_flat("instance 2, reference 3: token 0 (list): unhashable",
                        ((), (), (("a",), ("b",))), ((), (), ((("c",),), (("d",), ("e",)))))
     assert msg == "instance 2, reference 1, sentence 0: token 0 (list): unhashable"
 
@@ -552,7 +558,7 @@ def test_threads_take_pieces_of_one_batch_and_agree():
     targets = [[_random_text(rng, words, rng.randint(0, 8)) for _ in range(rng.randint(1, 2))]
                for _ in range(3000)]
     runs = {t: [np.frombuffer(x, dtype=np.int64).tolist()
-                for x in engine._c_ext.lsum_text(preds, targets, None, t)] for t in (1, 2, 3, 8)}
+                for x in cext.lcs.lsum_text(preds, targets, None, t)] for t in (1, 2, 3, 8)}
     assert runs[2] == runs[1] and runs[3] == runs[1] and runs[8] == runs[1]
     acc = RougeLsumAccumulator(RougeLsumSettings(text=TextSettings(tokenize="rouge_score")))
     cands = tuple(acc._prepare(p) for p in preds)

@@ -23,7 +23,9 @@ import pytest
 from rouge_score import rouge_scorer as rs
 
 import paddle_rougel
-from paddle_rougel import RougeLsum, engine, lsum, rouge_lsum
+from paddle_rougel import RougeLsum, rouge_lsum
+from paddle_rougel.engine import cext
+from paddle_rougel.engine import host as engine, lsum
 
 
 def _sentence(rng: random.Random, n: int, alphabet: str) -> list:
@@ -36,7 +38,7 @@ def _summary(rng: random.Random, lengths, alphabet: str) -> list:
 
 def _need(cands, ref_lists) -> int:
     """The checkpointed LCS scratch of the largest pair of a batch (the least that works)."""
-    return max(lsum._pair_scratch(max(map(len, c)), max(len(s) for r in refs for s in r))
+    return max(lsum.pair_scratch(max(map(len, c)), max(len(s) for r in refs for s in r))
                for c, refs in zip(cands, ref_lists))
 
 
@@ -59,7 +61,7 @@ def _hits(path, cands, ref_lists):
         sep = "" if form == "chars" else " "
         texts = [_as_text(c, sep) for c in cands]
         refs = [[_as_text(r, sep) for r in refs] for refs in ref_lists]
-        res = engine._c_ext.lsum_text(texts, refs, None, threads, form == "chars",
+        res = cext.lcs.lsum_text(texts, refs, None, threads, form == "chars",
                                       scratch=lsum.SCRATCH_BYTES)
         assert res is not None, "the C text path did not take the batch"
         return np.frombuffer(res[0], dtype=np.int64)
@@ -88,7 +90,7 @@ def test_checkpointed_walk_equals_rouge_score(path, monkeypatch):
     """The checkpointed walk reads out rouge-score's LCS, ties included."""
     cands, ref_lists, want = _rouge_score_case()
     monkeypatch.setattr(lsum, "SCRATCH_BYTES", _need(cands, ref_lists))  # no room for a whole table
-    assert lsum._pair_scratch(700, 700) < 700 * 11 * 8  # (the budget forces the checkpointed rows)
+    assert lsum.pair_scratch(700, 700) < 700 * 11 * 8  # (the budget forces the checkpointed rows)
     assert _hits(path, cands, ref_lists).tolist() == want
 
 
@@ -121,9 +123,9 @@ def test_checkpointed_walk_equals_the_whole_table_on_long_sentences(seed, monkey
 def test_a_pair_over_the_budget_is_refused_up_front_naming_it(monkeypatch):
     rng = random.Random(5)
     long_c, long_r = _sentence(rng, 3000, "ab"), _sentence(rng, 4000, "ab")
-    monkeypatch.setattr(lsum, "SCRATCH_BYTES", lsum._pair_scratch(3000, 4000) - 1)
+    monkeypatch.setattr(lsum, "SCRATCH_BYTES", lsum.pair_scratch(3000, 4000) - 1)
     want = (f"instance 2: candidate sentence 1 (3000 tokens) against reference 1, sentence 2 (4000 tokens): "
-            f"ROUGE-Lsum needs {lsum._pair_scratch(3000, 4000)} bytes of LCS scratch, over the limit of "
+            f"ROUGE-Lsum needs {lsum.pair_scratch(3000, 4000)} bytes of LCS scratch, over the limit of "
             f"{lsum.SCRATCH_BYTES} (paddle_rougel.lsum.SCRATCH_BYTES); split these sentences")
     cand = [["a"], long_c]
     refs = [[["b"]], [["a"], ["b"], long_r]]
@@ -153,7 +155,7 @@ def test_a_pair_over_the_budget_is_refused_up_front_naming_it(monkeypatch):
 
 
 def test_the_default_budget_is_the_kernels():
-    assert engine._c_ext.LSUM_SCRATCH == lsum.SCRATCH_BYTES == 256 << 20
+    assert cext.lcs.LSUM_SCRATCH == lsum.SCRATCH_BYTES == 256 << 20
 
 
 def _peak_mb(code: str, c_code: bool) -> int:

@@ -14,7 +14,9 @@ import paddle
 import pytest
 
 import oracle
-from paddle_rougel import BLEUForDuReader, RougeL, RougeLForDuReader, accumulators, engine
+from paddle_rougel import BLEUForDuReader, RougeL, RougeLForDuReader
+from paddle_rougel.metrics import accumulators
+from paddle_rougel.engine import host as engine
 
 METRICS = [RougeL, RougeLForDuReader, BLEUForDuReader]
 
@@ -35,7 +37,7 @@ def test_huge_gamma_scores_finite_and_keeps_instances(gamma):
 @pytest.mark.parametrize("where", ["engine", "scoring"])
 def test_scoring_error_keeps_buffered_instances(monkeypatch, where):
     """An error while folding (the engine, or the formulas after it) loses nothing."""
-    from paddle_rougel import scoring
+    from paddle_rougel.core import scoring
 
     m = RougeL(gamma=1.0)
     m.add_inst("ab", ["ab"])
@@ -213,7 +215,7 @@ def test_legacy_dureader_state_keys_load():
 # ---------------------------------------------------------------- device path (8.8)
 
 def _device(monkeypatch):
-    import paddle_rougel.convert as conv
+    import paddle_rougel.engine.convert as conv
     monkeypatch.setattr(conv, "on_host", lambda x: False)
 
 

@@ -19,9 +19,10 @@ from nltk.stem import porter
 from rouge_score import rouge_scorer
 from rouge_score import tokenize as rs_tokenize
 
-from paddle_rougel import _lcs, engine
-from paddle_rougel.inputs import OneRef
-from paddle_rougel.ngrams import NgramResult, ngram_overlap
+from paddle_rougel import _lcs
+from paddle_rougel.engine import host as engine
+from paddle_rougel.engine.inputs import OneRef
+from paddle_rougel.engine.ngrams import NgramResult, ngram_overlap
 from oracle import ngram_pair_counts
 
 SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
@@ -268,7 +269,7 @@ def test_words_match_the_oracle(variant, b, orders, distinct, words):
 def test_str_batches_of_any_reference_container_are_read_in_c(monkeypatch):
     """FlatRefs (a validated str batch's references), OneRef, tuples: the words are read in C,
     never by the Python tokenizer."""
-    from paddle_rougel import inputs
+    from paddle_rougel.engine import inputs
 
     def no(*a, **k):
         raise AssertionError("split by the Python tokenizer")

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from paddle_rougel import config
+from paddle_rougel.api import config
 
 ROOT = Path(__file__).resolve().parents[1]
 # the output docs/command-line.md shows under the README's first command

@@ -14,8 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from paddle_rougel import (BLEUForDuReader, RougeLForDuReader, RougeLOutput, Score, compute, rouge_l, rouge_lsum,
-                           rouge_n)
+from paddle_rougel import BLEUForDuReader, RougeLForDuReader, RougeLOutput, Score, compute, rouge_l, rouge_lsum, rouge_n
 
 # ----------------------------------------------------------------------------- DuReader bonus weights
 

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-import paddle_rougel.dedup as dedup_mod
-from paddle_rougel import TokenizationHint, deduplicate, engine, rouge_l_matrix, similarity_join
+import paddle_rougel.api.dedup as dedup_mod
+from paddle_rougel import TokenizationHint, deduplicate, rouge_l_matrix, similarity_join
+from paddle_rougel.engine import host as engine
 from scale_data import brute_dedup, brute_join, f64_grid, near_dups
 
 ALPHAS = [None, 0.3, 0.8, 0.0, 1.0, -1.0]
@@ -209,8 +210,8 @@ def test_named_errors_and_empty_sides():
                         st.characters(), max_size=12), max_size=8),
        st.sampled_from([("whitespace", None), ("whitespace", True), ("rouge_score", None)]))
 def test_batch_words_are_the_tokenizers(texts, how):
-    from paddle_rougel.join import batch_words
-    from paddle_rougel.text import TextSettings
+    from paddle_rougel.api.join import batch_words
+    from paddle_rougel.core.text import TextSettings
 
     tok = TextSettings(how[0], lowercase=how[1]).tokenizer()
     got = batch_words(texts, tok.c_words)

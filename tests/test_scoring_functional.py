@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import oracle
-from paddle_rougel import RougeL, alpha_from_gamma, gamma_from_alpha, rouge_l, scoring
+from paddle_rougel import RougeL, alpha_from_gamma, gamma_from_alpha, rouge_l
+from paddle_rougel.core import scoring
 
 HYP = [["captain", "of", "the", "delta", "flight"], ["the", "1990", "transcript"]]
 REF = [["delta", "air", "lines", "flight"], ["this", "concludes", "the", "transcript"]]
@@ -194,10 +195,12 @@ def test_multi_ref_pooled_and_best_recall_rouge155_examples():
 def test_pooled_states_merge_exactly_and_instances_match_the_score():
     """pooled reduces each instance's counts before the fold: the state (sums of per-instance
     P, R, F) merges exactly, and the per-instance rows (bootstrap) average to the score."""
-    from paddle_rougel.accumulators import RougeLsumAccumulator, RougeLAccumulator
-    from paddle_rougel.inputs import make_batch
-    from paddle_rougel.lsum import make_lsum_batch
-    from paddle_rougel.settings import RougeLSettings, RougeLsumSettings
+    from paddle_rougel.metrics.rouge_lsum import RougeLsumAccumulator
+    from paddle_rougel.metrics.rouge_l import RougeLAccumulator
+    from paddle_rougel.engine.inputs import make_batch
+    from paddle_rougel.engine.lsum import make_lsum_batch
+    from paddle_rougel.metrics.rouge_l import RougeLSettings
+    from paddle_rougel.metrics.rouge_lsum import RougeLsumSettings
 
     rng = random.Random(19)
     cands = [" ".join(rng.choice("abc") for _ in range(rng.randrange(0, 8))) for _ in range(60)]
@@ -285,7 +288,7 @@ def test_prf_one_reference_each_is_the_general_path_bit_for_bit():
 
 def test_compute_preset_and_overrides():
     from paddle_rougel import compute
-    from paddle_rougel.config import ConfigError, preset
+    from paddle_rougel.api.config import ConfigError, preset
 
     cand, refs = ["A b, c d"], [["a", "a b c d e"]]
     with_preset = compute(cand, refs, preset="rouge155")

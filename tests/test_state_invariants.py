@@ -15,13 +15,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from paddle_rougel.accumulators import (BleuAccumulator, DuReaderRougeLAccumulator, RougeLAccumulator,
-                                        RougeLsumAccumulator)
+from paddle_rougel.metrics.bleu import BleuAccumulator
+from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLAccumulator
+from paddle_rougel.metrics.rouge_l import RougeLAccumulator
+from paddle_rougel.metrics.rouge_lsum import RougeLsumAccumulator
 from paddle_rougel.metrics.rouge_n import RougeNAccumulator, RougeNSettings
-from paddle_rougel.inputs import make_batch
-from paddle_rougel.lsum import make_lsum_batch
-from paddle_rougel.scoring import MULTI_REF_MODES
-from paddle_rougel.settings import BleuSettings, DuReaderRougeLSettings, RougeLSettings, RougeLsumSettings
+from paddle_rougel.engine.inputs import make_batch
+from paddle_rougel.engine.lsum import make_lsum_batch
+from paddle_rougel.core.scoring import MULTI_REF_MODES
+from paddle_rougel.metrics.bleu import BleuSettings
+from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLSettings
+from paddle_rougel.metrics.rouge_l import RougeLSettings
+from paddle_rougel.metrics.rouge_lsum import RougeLsumSettings
 
 
 def _rouge(cls=RougeLAccumulator, settings=None, keep=True, data=(("abcd", ["abce"]), ("xy", ["xy", "yx"]))):

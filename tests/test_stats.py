@@ -6,9 +6,13 @@ import math
 import numpy as np
 import pytest
 
-from paddle_rougel import _lcs, engine, stats
-from paddle_rougel.accumulators import BleuAccumulator
-from paddle_rougel.settings import BleuSettings
+from paddle_rougel import _lcs
+from paddle_rougel.metrics import bleu as bleu_mod
+from paddle_rougel.engine import fallbacks
+from paddle_rougel.engine import host as engine
+from paddle_rougel.stats import intervals as stats
+from paddle_rougel.metrics.bleu import BleuAccumulator
+from paddle_rougel.metrics.bleu import BleuSettings
 
 MASK = 2 ** 64 - 1
 GAMMA = 0x9E3779B97F4A7C15
@@ -87,7 +91,7 @@ def test_numpy_chunks_and_blocks_change_nothing(on_backend, monkeypatch):
     x = np.random.default_rng(1).random((777, 2))
     y = np.random.default_rng(2).random((777, 2))
     want = on_backend("c", lambda: (stats.resample_sums(x, 9, 3), *stats.randomized_sums(x, y, 9, 3)))
-    monkeypatch.setattr(stats, "_BUDGET", 100)  # several row chunks, draw blocks (np.add.at)
+    monkeypatch.setattr(fallbacks, "_BUDGET", 100)  # several row chunks, draw blocks (np.add.at)
     got = on_backend("python", lambda: (stats.resample_sums(x, 9, 3), *stats.randomized_sums(x, y, 9, 3)))
     assert all(g.tobytes() == w.tobytes() for g, w in zip(got, want))
 
@@ -128,7 +132,7 @@ def _bleu_acc(n, match, candi, bp_c, bp_r, count):
 def test_bleu_statistic_equals_accumulator_score():
     g = np.random.default_rng(11)
     for n in (1, 2, 4):
-        stat = stats.bleu_statistic(n)
+        stat = bleu_mod.bleu_statistic(n)
         for _ in range(200):
             # corpus sums a run can give (paddle_rougel/invariants.py): count candidates of bp_c
             # tokens in all have between bp_c - (k - 1) count and bp_c - (k - 1) k-grams
@@ -143,10 +147,10 @@ def test_bleu_statistic_equals_accumulator_score():
 
 def test_bleu_bootstrap_from_resampled_corpus_sums_by_hand():
     # 3 instances of BLEU-2: matches (1, 2 grams), candidate n-grams, candidate and reference length
-    cols = stats.bleu_columns([[3, 1], [2, 0], [5, 3]], [[4, 3], [2, 1], [6, 5]], [4, 2, 6], [5, 2, 6])
+    cols = bleu_mod.bleu_columns([[3, 1], [2, 0], [5, 3]], [[4, 3], [2, 1], [6, 5]], [4, 2, 6], [5, 2, 6])
     assert np.bincount(stats.draws(0, 0, 3, 3), minlength=3).tolist() == [0, 2, 1]
     assert np.bincount(stats.draws(0, 1, 3, 3), minlength=3).tolist() == [2, 0, 1]
-    stat = stats.bleu_statistic(2)
+    stat = bleu_mod.bleu_statistic(2)
     values = stat(stats.resample_sums(cols, 2, seed=0), 3)
     # resample 0 = 2 x instance 1 + instance 2: matches (9, 3) of (10, 7), c = r = 10
     assert values[0] == pytest.approx(math.sqrt(9 / 10 * 3 / 7), rel=1e-14)
@@ -162,9 +166,9 @@ def test_bleu_bootstrap_from_resampled_corpus_sums_by_hand():
 
 def test_bleu_statistic_checks_layout():
     with pytest.raises(ValueError, match=r"BLEU-4 needs sums \[R, 10\]"):
-        stats.bootstrap(np.ones((5, 6)), stats.bleu_statistic(4))
+        stats.bootstrap(np.ones((5, 6)), bleu_mod.bleu_statistic(4))
     with pytest.raises(ValueError):
-        stats.bleu_columns([[1, 2]], [[1, 2], [3, 4]], [1], [1])
+        bleu_mod.bleu_columns([[1, 2]], [[1, 2], [3, 4]], [1], [1])
 
 
 # ------------------------------------------------------------------ p-values and intervals

@@ -11,7 +11,7 @@ from rouge_score import rouge_scorer  # the oracle: an import failure is a test 
 import oracle
 import paddle_rougel
 from paddle_rougel import BLEUForDuReader, RougeL, RougeLForDuReader, compute, rouge_l
-from paddle_rougel.text import TextSettings
+from paddle_rougel.core.text import TextSettings
 
 WORDS = ["The", "cat", "CAT", "sat", "on", "the", "mat", "running", "runs", "ran", "quickly",
          "Quick", "dogs", "dog's", "e-mail", "3.5", "42", "naïve", "café", "it's"]

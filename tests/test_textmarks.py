@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from paddle_rougel.text import TextSettings
+from paddle_rougel.core.text import TextSettings
 from paddle_rougel.cli.textmarks import FSI, PARAGRAPH_SEPARATORS, bidi_safe, marked_text, token_spans
 
 

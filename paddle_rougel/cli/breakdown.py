@@ -13,7 +13,7 @@ import os
 import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from paddle_rougel.groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
+from paddle_rougel.api.groups import LENGTH_ORDER, compare_breakdown, grouped, length_bucket
 
 from .common import CliError, pct
 from .lineio import read_lines

@@ -9,9 +9,9 @@ import math
 import warnings
 from typing import Any, Dict, Sequence, Tuple
 
-from paddle_rougel.config import ConfigError, read_config
+from paddle_rougel.api.config import ConfigError, read_config
 from paddle_rougel.metrics import METRICS
-from paddle_rougel.scoring import weighting
+from paddle_rougel.core.scoring import weighting
 
 from . import procio
 from .fileio import OutputError

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from paddle_rougel.accumulators import COMPARE_METHODS, compare
-from paddle_rougel.metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from paddle_rougel.settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from paddle_rougel.metrics.accumulators import COMPARE_METHODS, compare
+from paddle_rougel.metrics.bonus import BONUS_OPTIONS
+from paddle_rougel.metrics.dureader_rouge_l import dureader_from_options
+from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from . import procio
 from .breakdown import compare_breakdown_result, compare_keys

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Dict, List, Tuple
 
-from paddle_rougel.inputs import make_batch
+from paddle_rougel.engine.inputs import make_batch
 from paddle_rougel.metrics.bleu import BleuAccumulator
 from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLAccumulator, dureader_from_options
 

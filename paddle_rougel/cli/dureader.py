@@ -6,8 +6,9 @@ handling, messages and outputs are in :mod:`paddle_rougel.cli.common` and
 """
 from __future__ import annotations
 
-from paddle_rougel.metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from paddle_rougel.settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from paddle_rougel.metrics.bonus import BONUS_OPTIONS
+from paddle_rougel.metrics.dureader_rouge_l import dureader_from_options
+from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from .breakdown import breakdown_result, dureader_keys
 from .common import build, choices

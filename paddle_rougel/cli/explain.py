@@ -7,9 +7,10 @@ from __future__ import annotations
 import os
 import sys
 
-from paddle_rougel.align import best_reference
-from paddle_rougel.metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from paddle_rougel.settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from paddle_rougel.api.align import best_reference
+from paddle_rougel.metrics.bonus import BONUS_OPTIONS
+from paddle_rougel.metrics.dureader_rouge_l import dureader_from_options
+from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from . import procio
 from .common import CliError, build, choices

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from paddle_rougel.functional import score_all
+from paddle_rougel.api.functional import score_all
 from paddle_rougel.metrics import OPTIONS, resolve_type
-from paddle_rougel.settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from .common import BATCH, TYPE_OPTIONS, CliError, build, check_input, choices
 from .lineio import read_instances, read_text

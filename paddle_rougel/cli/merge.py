@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Tuple
 
-from paddle_rougel.accumulators import from_state
-from paddle_rougel.config import read_config
-from paddle_rougel.functional import signature as settings_signature
+from paddle_rougel.metrics import from_state
+from paddle_rougel.api.config import read_config
+from paddle_rougel.core.signature import signature as settings_signature
 from paddle_rougel.metrics import METRICS
 
 from .common import CliError, build, check_finite, check_input, pct, type_scores

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, List, Mapping, Optional
 
 from paddle_rougel.metrics import OPTIONS
-from paddle_rougel.stats import check_resamples
+from paddle_rougel.stats.intervals import check_resamples
 
 from .common import CliError
 from .fileio import output_fd

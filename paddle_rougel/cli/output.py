@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from paddle_rougel.config import resolve_config_path
+from paddle_rougel.api.config import resolve_config_path
 
 from . import procio
 from .common import CliError, pct

@@ -25,8 +25,8 @@ from __future__ import annotations
 import html
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from paddle_rougel.align import marked_runs
-from paddle_rougel.lsum import split_sentences
+from paddle_rougel.api.align import marked_runs
+from paddle_rougel.engine.lsum import split_sentences
 
 from .common import pct
 from .textmarks import FSI, PDI, bidi_safe, marked_text, token_spans

@@ -11,10 +11,10 @@ import argparse
 import math
 from typing import Dict, Optional
 
-from paddle_rougel import __version__
+from paddle_rougel.core.version import __version__
 from paddle_rougel.metrics import OPTIONS, rouge_types
-from paddle_rougel.metrics.dureader_rouge_l import BONUS_OPTIONS
-from paddle_rougel.settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from paddle_rougel.metrics.bonus import BONUS_OPTIONS
+from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from .breakdown import DUREADER_BY
 from .common import PROG, TYPE_OPTIONS

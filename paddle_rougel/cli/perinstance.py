@@ -15,7 +15,7 @@ numbers printed as Python's ``repr`` (the shortest text that reads back as the
 same float, as in the JSON lines), so both round-trip exactly.
 
 >>> import numpy as np
->>> from paddle_rougel.scoring import Score
+>>> from paddle_rougel.core.scoring import Score
 >>> s = Score(np.array([0.5, 1.0]), np.array([0.25, 1.0]), np.array([1 / 3, 1.0]))
 >>> print(per_instance_text(("line",), [(1,), (2,)], s, fmt="csv"), end="")
 line,precision,recall,f

@@ -15,10 +15,11 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
-from paddle_rougel.align import best_reference
-from paddle_rougel.groups import LENGTH_ORDER, grouped, holm
-from paddle_rougel.metrics.dureader_rouge_l import BONUS_OPTIONS, dureader_from_options
-from paddle_rougel.settings import ROUGE_OPTIONS, TEXT_OPTIONS
+from paddle_rougel.api.align import best_reference
+from paddle_rougel.api.groups import LENGTH_ORDER, grouped, holm
+from paddle_rougel.metrics.bonus import BONUS_OPTIONS
+from paddle_rougel.metrics.dureader_rouge_l import dureader_from_options
+from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from .breakdown import DUREADER_BY, LINE_BY, dureader_keys, line_keys
 from .common import CliError, build, choices, level, pct

@@ -19,8 +19,8 @@ import math
 import sys
 from typing import Any, List, Optional, Tuple
 
-from paddle_rougel.dedup import deduplicate
-from paddle_rougel.join import similarity_join
+from paddle_rougel.api.dedup import deduplicate
+from paddle_rougel.api.join import similarity_join
 
 from .common import CliError
 from .progress import Progress

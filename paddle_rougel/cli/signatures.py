@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from paddle_rougel import __version__
-from paddle_rougel.engine import backend
-from paddle_rougel.functional import signature as settings_signature
+from paddle_rougel.core.version import __version__
+from paddle_rougel.engine.registry import backend
+from paddle_rougel.core.signature import signature as settings_signature
 
 from .common import level
 

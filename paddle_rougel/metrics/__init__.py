@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
-from ..settings import SHARED_OPTIONS, SettingsError, suggest
+from ..core.settings import SHARED_OPTIONS, SettingsError, suggest
 from . import bleu, dureader_rouge_l, rouge_l, rouge_lsum, rouge_n, rouge_s, rouge_w
 from .spec import MetricSpec
 
-__all__ = ["METRICS", "OPTIONS", "ROUGE_TYPES", "MetricSpec", "resolve_type", "rouge_types", "spec_of"]
+__all__ = ["from_state", "METRICS", "OPTIONS", "SETTINGS", "ACCUMULATORS", "ROUGE_TYPES", "MetricSpec", "resolve_type", "rouge_types", "spec_of"]
 
 METRICS: Dict[str, MetricSpec] = {s.name: s for s in (rouge_n.SPEC, rouge_l.SPEC, rouge_lsum.SPEC,
                                                        dureader_rouge_l.SPEC, bleu.SPEC, rouge_w.SPEC,
@@ -41,6 +41,9 @@ METRICS: Dict[str, MetricSpec] = {s.name: s for s in (rouge_n.SPEC, rouge_l.SPEC
 OPTIONS = {o.key: o for o in SHARED_OPTIONS + tuple(o for s in METRICS.values() for o in s.options)}
 
 # the ROUGE types by name (ROUGE-N: rouge1, rouge2, ... any n)
+#: metric name -> its settings class / its accumulator class
+SETTINGS = {n: s.settings for n, s in METRICS.items()}
+ACCUMULATORS = {n: s.accumulator for n, s in METRICS.items()}
 ROUGE_TYPES = tuple(s.key.replace("{n}", "N").replace("{skip_name}", "N") for s in METRICS.values()
                     if s.key is not None)
 
@@ -93,3 +96,20 @@ def rouge_types(names: Any) -> list:
 def spec_of(acc: Any) -> MetricSpec:
     """The spec of an accumulator or metric instance."""
     return type(acc).spec
+
+
+def from_state(state: Any, where: str = "state") -> Accumulator:
+    """A new accumulator holding ``state`` (a ``state_dict()``), its class and settings from it."""
+    if not isinstance(state, dict):
+        raise ValueError(f"{where}: not a metric state (got {type(state).__name__})")
+    name = state.get("metric")
+    spec = METRICS.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(METRICS)})")
+    acc = spec.accumulator(spec.settings.from_config(state.get("config", {}), f"{where}: config"),
+                           keep_instances=state.get("instances") is not None)
+    try:
+        acc.load_state_dict(state)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{where}: {e}") from None
+    return acc

@@ -35,20 +35,22 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import engine, invariants
-from ..accumulators import Accumulator, SyncFn, check_sum
-from ..inputs import Batch
-from ..metric import PaddleMetric, reject_unknown
-from ..settings import MAX_N_SIZE, SettingsError, _Settings, check_weight, keywords_checked, text_of
-from ..text import TextSettings
-from .dureader_rouge_l import DEFAULT_WEIGHT, BonusInstances, _deprecated_alias, bonus_weights
+from ..engine import host as engine
+from ..core import invariants
+from .accumulators import Accumulator, SyncFn, check_sum
+from ..engine.inputs import Batch
+from .metric import PaddleMetric, reject_unknown
+from ..core.settings import MAX_N_SIZE, SettingsError, BaseSettings, check_weight, keywords_checked, text_of
+from ..core.text import TextSettings
+from .bonus import DEFAULT_WEIGHT, BonusInstances, bonus_weights, deprecated_alias
 from .spec import MetricSpec
 
-__all__ = ["BleuSettings", "BleuAccumulator", "BLEUForDuReader", "bleu_of_sums", "SPEC"]
+__all__ = ["BleuSettings", "BleuAccumulator", "BLEUForDuReader", "bleu_of_sums", "bleu_columns", "bleu_statistic",
+           "SPEC"]
 
 
 @dataclass(frozen=True)
-class BleuSettings(_Settings):
+class BleuSettings(BaseSettings):
     """BLEU-n_size with the DuReader yes/no and entity bonus weights."""
 
     n_size: int = 4
@@ -111,6 +113,45 @@ def bleu_of_sums(sums: np.ndarray, n_size: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------- accumulator
+
+def bleu_columns(match, candi, bp_c, bp_r) -> np.ndarray:
+    """Per-instance BLEU statistics as columns ``[N, 2n + 2]``: matches 1..n, candidate n-grams 1..n, bp_c, bp_r.
+
+    ``match`` and ``candi`` are ``[N, n]`` (clipped matches and candidate
+    n-gram counts per order, bonuses included), ``bp_c`` and ``bp_r`` ``[N]``
+    (candidate length, closest reference length): the per-instance terms whose
+    sums are :class:`~paddle_rougel.accumulators.BleuAccumulator`'s fields.
+
+    >>> bleu_columns([[2, 1]], [[3, 2]], [3], [4]).tolist()
+    [[2.0, 1.0, 3.0, 2.0, 3.0, 4.0]]
+    """
+    match, candi = np.asarray(match, dtype=np.float64), np.asarray(candi, dtype=np.float64)
+    bp_c, bp_r = np.asarray(bp_c, dtype=np.float64), np.asarray(bp_r, dtype=np.float64)
+    if match.ndim != 2 or candi.shape != match.shape or bp_c.shape != bp_r.shape or bp_c.shape != match.shape[:1]:
+        raise ValueError(f"bleu_columns: match {match.shape} and candi {candi.shape} must be [N, n], "
+                         f"bp_c {bp_c.shape} and bp_r {bp_r.shape} [N]")
+    return np.concatenate([match, candi, bp_c[:, None], bp_r[:, None]], axis=1)
+
+
+def bleu_statistic(n_size: int = 4) -> Callable[[np.ndarray, int], np.ndarray]:
+    """Corpus BLEU-n_size of each row of sums ``[R, 2 n + 2]`` (the layout of :func:`bleu_columns`).
+
+    :func:`paddle_rougel.metrics.bleu.bleu_of_sums`, the formula of
+    :meth:`BleuAccumulator.score <paddle_rougel.metrics.bleu.BleuAccumulator.score>`, on each row.
+
+    >>> s = bleu_statistic(2)(np.array([[2.0, 1.0, 3.0, 2.0, 3.0, 4.0]]), 1)
+    >>> float(s[0]) == math.exp(1 - 4 / 3) * math.sqrt(2 / 3 * 1 / 2)
+    True
+    """
+    n = operator.index(n_size)
+    if n < 1:
+        raise ValueError("n_size must be >= 1")
+
+    def statistic(sums: np.ndarray, count: int) -> np.ndarray:
+        return bleu_of_sums(sums, n)
+
+    return statistic
+
 
 class BleuAccumulator(Accumulator):
     """Corpus BLEU with the DuReader bonus: clipped n-gram matches, candidate n-grams, lengths."""
@@ -183,9 +224,9 @@ class BleuAccumulator(Accumulator):
         return cols
 
     def statistic(self):
-        from .. import stats
+        from ..stats import intervals as stats
 
-        return stats.bleu_statistic(self.settings.n_size)
+        return bleu_statistic(self.settings.n_size)
 
     def _check_instances(self, values, cols) -> None:
         n = self.settings.n_size
@@ -246,8 +287,8 @@ class BLEUForDuReader(BonusInstances, PaddleMetric):
     n_size = property(lambda self: self._acc.settings.n_size)
     yesno_weight = property(lambda self: self._acc.settings.yesno_weight)
     entity_weight = property(lambda self: self._acc.settings.entity_weight)
-    alpha = _deprecated_alias("alpha", "yesno_weight")
-    beta = _deprecated_alias("beta", "entity_weight")
+    alpha = deprecated_alias("alpha", "yesno_weight")
+    beta = deprecated_alias("beta", "entity_weight")
     weights = property(lambda self: [1 / self.n_size] * self.n_size)
 
     @keywords_checked

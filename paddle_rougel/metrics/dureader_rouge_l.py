@@ -26,30 +26,23 @@ Example:
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import engine, scoring
-from ..inputs import Batch
-from ..metric import reject_unknown
-from ..settings import Option, SettingsError, check_weight, keywords_checked, text_of
-from ..text import TextSettings
+from ..engine import host as engine
+from ..core import scoring
+from ..engine.inputs import Batch
+from .metric import reject_unknown
+from ..core.settings import Option, SettingsError, check_weight, keywords_checked, text_of
+from ..core.text import TextSettings
 from .rouge_l import RougeL, RougeLAccumulator, RougeLSettings
+from .bonus import BONUS_OPTIONS, DEFAULT_WEIGHT, BonusInstances, bonus_weights, deprecated_alias  # noqa: F401
 from .spec import MetricSpec
 
 __all__ = ["DuReaderRougeLSettings", "DuReaderRougeLAccumulator", "RougeLForDuReader", "BonusInstances", "BONUS_OPTIONS",
            "dureader_from_options", "bonus_weights", "SPEC"]
-
-BONUS_OPTIONS = (
-    Option("yesno_weight", ("--yesno-weight", "--yesno_weight"), float,
-           "DuReader yes/no bonus weight (default 1.0; old name: --alpha)"),
-    Option("entity_weight", ("--entity-weight", "--entity_weight"), float,
-           "DuReader entity bonus weight (default 1.0; old name: --beta)"),
-)
-
 
 @dataclass(frozen=True)
 class DuReaderRougeLSettings(RougeLSettings):
@@ -168,63 +161,6 @@ class DuReaderRougeLAccumulator(RougeLAccumulator):
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
 
 
-class _DefaultWeight(float):
-    """1.0, the bonus weights' default, told apart from a weight the caller gave (so that
-    ``alpha=`` with ``yesno_weight=``, or with the weight in its position, is an error)."""
-
-
-DEFAULT_WEIGHT = _DefaultWeight(1.0)
-
-
-def bonus_weights(cls_name: str, yesno_weight: float, entity_weight: float, kwargs: dict) -> tuple:
-    """The bonus weights, taking paddlenlp's old keywords ``alpha`` / ``beta`` (removed from
-    ``kwargs``) with a DeprecationWarning: ``alpha`` is the F weight everywhere else."""
-    given = {"yesno_weight": yesno_weight is not DEFAULT_WEIGHT,
-             "entity_weight": entity_weight is not DEFAULT_WEIGHT}
-    for old, new in (("alpha", "yesno_weight"), ("beta", "entity_weight")):
-        if old in kwargs:
-            if given[new]:
-                raise TypeError(f"{cls_name}() got {new} twice: as {new} and as {old}= (its deprecated "
-                                f"name): give {new}= only")
-            warnings.warn(f"{cls_name}({old}=...) is deprecated: the bonus weight is {new}= "
-                          f"({old} is the F weight in ROUGE-1.5.5's convention)", DeprecationWarning,
-                          stacklevel=3)
-            value = kwargs.pop(old)
-            if new == "yesno_weight":
-                yesno_weight = value
-            else:
-                entity_weight = value
-    return yesno_weight, entity_weight
-
-
-def _deprecated_alias(old: str, new: str):
-    def get(self):
-        warnings.warn(f"{type(self).__name__}.{old} is deprecated: use .{new}", DeprecationWarning,
-                      stacklevel=2)
-        return getattr(self, new)
-
-    return property(get, doc=f"Deprecated alias of ``{new}``.")
-
-
-class BonusInstances:
-    """``add_inst`` of the two contest metrics: an instance with its yes/no labels and entities."""
-
-    @keywords_checked
-    def add_inst(self, cand: Any, ref_list: Sequence, yn_label: Any = None,
-                 yn_ref: Optional[Sequence] = None, entity_ref: Any = None) -> None:
-        """Add one candidate with its references and optional bonus information.
-
-        Args:
-            cand: the candidate (str: characters are tokens; or a token sequence).
-            ref_list: non-empty list of references.
-            yn_label: the candidate's yes/no label (e.g. ``"Yes"``).
-            yn_ref: one label per reference (checked: same length as ``ref_list``); with
-                ``yn_label``, selects the yes/no bonus.
-            entity_ref: entities for the entity bonus (used when the yes/no bonus does not apply).
-        """
-        self._acc.add(self._acc.instance(cand, ref_list, yn_label, yn_ref, entity_ref))
-
-
 class RougeLForDuReader(BonusInstances, RougeL):
     """ROUGE-L with the DuReader yes/no and entity bonus.
 
@@ -255,8 +191,8 @@ class RougeLForDuReader(BonusInstances, RougeL):
 
     yesno_weight = property(lambda self: self._acc.settings.yesno_weight)
     entity_weight = property(lambda self: self._acc.settings.entity_weight)
-    alpha = _deprecated_alias("alpha", "yesno_weight")
-    beta = _deprecated_alias("beta", "entity_weight")
+    alpha = deprecated_alias("alpha", "yesno_weight")
+    beta = deprecated_alias("beta", "entity_weight")
 
     # ----------------------------------------------------------- adding data
     @keywords_checked

@@ -22,14 +22,15 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import convert, engine, scoring
-from ..scoring import RougeLOutput
-from ..accumulators import PrfAccumulator
-from ..hints import Hinter
-from ..inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
-from ..metric import PaddleMetric, copied, reject_unknown, paddle_module
-from ..settings import SettingsError, Weighted, _opt_id, keywords_checked, text_of, weighting_of
-from ..text import TextSettings
+from ..engine import convert, host as engine
+from ..core import scoring
+from ..core.scoring import RougeLOutput
+from .accumulators import PrfAccumulator
+from ..core.hints import Hinter
+from ..engine.inputs import Batch, check_tokens, make_batch, pair_lists, pairs_batch, plain_instance, str_pairs_batch
+from .metric import PaddleMetric, copied, reject_unknown, paddle_module
+from ..core.settings import SettingsError, Weighted, option_id, keywords_checked, text_of, weighting_of
+from ..core.text import TextSettings
 from .spec import MetricSpec
 
 __all__ = ["RougeLSettings", "TextPrfAccumulator", "RougeLAccumulator", "RougeL", "rouge_l", "RougeLOutput", "SPEC"]
@@ -57,8 +58,8 @@ class RougeLSettings(Weighted):
     def __post_init__(self):
         self._check_text()
         self._check_weighting()
-        self._set("pad_id", _opt_id(self.pad_id, "pad_id"))
-        self._set("eos_id", _opt_id(self.eos_id, "eos_id"))
+        self._set("pad_id", option_id(self.pad_id, "pad_id"))
+        self._set("eos_id", option_id(self.eos_id, "eos_id"))
         if not isinstance(self.paddlenlp_compat, (bool, np.bool_)):
             raise TypeError(f"paddlenlp_compat must be a bool, got {type(self.paddlenlp_compat).__name__}")
         self._set("paddlenlp_compat", bool(self.paddlenlp_compat))
@@ -391,7 +392,7 @@ class RougeL(PaddleMetric):
 
     def _device_figures(self, cand, cv, ref, rv):
         """The same on the tensors' device: the Paddle-op LCS."""
-        from .. import device
+        from ..engine import device
 
         paddle = paddle_module()
         lcs = device.lcs_masked(cand, cv, ref, rv)

@@ -11,14 +11,15 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import lsum, scoring
-from ..accumulators import PrfAccumulator
-from ..inputs import Batch, pair_lists
-from ..lsum import make_lsum_batch, score_batch
-from ..metric import PaddleMetric, reject_unknown
-from ..scoring import RougeLOutput
-from ..settings import Option, SettingsError, Weighted, keywords_checked, text_of, weighting_of
-from ..text import TextSettings
+from ..engine import lsum
+from ..core import scoring
+from .accumulators import PrfAccumulator
+from ..engine.inputs import Batch, pair_lists
+from ..engine.lsum import make_lsum_batch, score_batch
+from .metric import PaddleMetric, reject_unknown
+from ..core.scoring import RougeLOutput
+from ..core.settings import Option, SettingsError, Weighted, keywords_checked, text_of, weighting_of
+from ..core.text import TextSettings
 from .spec import MetricSpec
 
 __all__ = ["RougeLsumSettings", "RougeLsumAccumulator", "RougeLsum", "rouge_lsum", "SUMMARY_OPTIONS", "SPEC"]
@@ -51,7 +52,7 @@ class RougeLsumSettings(Weighted):
     text: TextSettings = field(default_factory=TextSettings)
 
     def __post_init__(self):
-        from ..lsum import SPLITS
+        from ..engine.lsum import SPLITS
 
         self._check_text()
         self._check_weighting()
@@ -92,7 +93,7 @@ class RougeLsumAccumulator(PrfAccumulator):
     The same fields, reductions, state and per-instance results as ROUGE-L; only
     the per-pair figure differs (:mod:`paddle_rougel.lsum`).
 
-    >>> from paddle_rougel.lsum import make_lsum_batch
+    >>> from paddle_rougel.engine.lsum import make_lsum_batch
     >>> acc = RougeLsumAccumulator(RougeLsumSettings(gamma=1.0))
     >>> acc.add(make_lsum_batch([["ab", "ca"]], [[["aca"]]]))
     >>> acc.scores()
@@ -100,7 +101,7 @@ class RougeLsumAccumulator(PrfAccumulator):
     """
 
     def _prepare(self, text: str) -> tuple:
-        return lsum._summary(text, "text", self.settings.split, self.tokenizer)
+        return lsum.summary_of(text, "text", self.settings.split, self.tokenizer)
 
     def _score(self, batch: Batch):
         res = lsum.score_batch(batch.cands, batch.ref_lists, self._prepare,

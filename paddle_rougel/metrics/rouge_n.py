@@ -30,13 +30,13 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import scoring
-from ..inputs import Batch, pair_lists, pairs_batch
-from ..metric import reject_unknown
-from ..ngrams import ngram_overlap
-from ..scoring import Score
-from ..settings import Option, SettingsError, _bool, keywords_checked, text_of, weighting_of
-from ..text import TextSettings
+from ..core import scoring
+from ..engine.inputs import Batch, pair_lists, pairs_batch
+from .metric import reject_unknown
+from ..engine.ngrams import ngram_overlap
+from ..core.scoring import Score
+from ..core.settings import Option, SettingsError, parse_bool, keywords_checked, text_of, weighting_of
+from ..core.text import TextSettings
 from .rouge_l import RougeL, RougeLSettings, TextPrfAccumulator
 from .spec import MetricSpec
 
@@ -45,7 +45,7 @@ __all__ = ["RougeNSettings", "RougeNAccumulator", "RougeN", "rouge_n", "MAX_N", 
 MAX_N = 64  # the largest order taken (a state file cannot ask for more)
 
 NGRAM_OPTIONS = (
-    Option("distinct", ("--distinct",), _bool,
+    Option("distinct", ("--distinct",), parse_bool,
            "ROUGE-N: count each distinct n-gram once, as rouge-chinese (yes/no; default no)"),
 )
 
@@ -141,7 +141,7 @@ class RougeN(RougeL):
         return np.stack([res.hits[:, 0], res.cand_grams[:, 0], res.ref_grams[:, 0]], axis=1)
 
     def _device_figures(self, cand, cv, ref, rv):
-        from .. import convert
+        from ..engine import convert
 
         return self._host_figures(*convert.rows(cand.numpy(), cv.numpy(), ref.numpy(), rv.numpy()))
 

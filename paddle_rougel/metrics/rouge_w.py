@@ -28,12 +28,12 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .. import scoring
-from ..inputs import Batch, pair_lists, pairs_batch, split_words
-from ..metric import reject_unknown
-from ..scoring import Score
-from ..settings import SettingsError, text_of, weighting_of
-from ..text import TextSettings
+from ..core import scoring
+from ..engine.inputs import Batch, pair_lists, pairs_batch, split_words
+from .metric import reject_unknown
+from ..core.scoring import Score
+from ..core.settings import SettingsError, text_of, weighting_of
+from ..core.text import TextSettings
 from ..rouge155.evaluate import weighted_hits
 from .rouge_l import RougeL, RougeLSettings, TextPrfAccumulator
 from .spec import MetricSpec

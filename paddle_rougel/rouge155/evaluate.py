@@ -16,10 +16,7 @@ from array import array
 from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
 
-try:
-    from .. import _r155 as _C
-except ImportError:  # the pure-Python build: the reference kernels
-    _C = None
+from ..engine.cext import r155 as _C  # None in the pure-Python build: the reference kernels
 
 __all__ = ["Options", "Evaluator", "f5", "prf", "weighted_hits"]
 

@@ -49,16 +49,16 @@ import sys
 import warnings
 from typing import Any, Optional, Sequence
 
-from .text import _CJK, TextSettings
+from .text import CJK, TextSettings
 
 __all__ = ["TokenizationHint", "Hinter", "SAMPLE", "hint_texts"]
 
 SAMPLE = 64          # strings looked at per metric (the first ones given)
 _MAX_CHARS = 2000    # characters looked at per string
 _ASCII_LETTERS = re.compile(r"[A-Za-z]")
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_CHAR = re.compile(f"[{CJK}]")
 _SPACE = re.compile(r"\s")
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the package (this file is in core/)
 
 
 class TokenizationHint(UserWarning):

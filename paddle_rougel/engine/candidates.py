@@ -191,7 +191,7 @@ def candidate_pairs(lt: Encoded, plen: np.ndarray, lo: int, hi: int, index: Inde
     probing ``index``), distinct and sorted, in chunks of about ``budget`` pairs.  ``order``:
     0 every pair, 1 only ys > xs, -1 only ys < xs.  Filters: the lengths, and PPJoin's
     positional bound (the shared prefix elements so far plus what can follow the last one)."""
-    from . import engine
+    from . import host as engine
 
     rlens = np.ascontiguousarray(rlens, dtype=np.int64)
     join_candidates = engine.c_kernel("join_candidates")
@@ -257,7 +257,7 @@ def probe(index: Index, elems: np.ndarray, owners: np.ndarray, lpos: np.ndarray,
 def lcs_index_pairs(left: List, right: List, xs: np.ndarray, ys: np.ndarray, threads: Optional[int]) -> np.ndarray:
     """Exact LCS of left[xs[i]] and right[ys[i]]: the C kernel reads the texts by index (no
     lists of pairs) when they are str, else :func:`lcs_of_pairs`."""
-    from . import engine
+    from . import host as engine
 
     lcs_index_pairs = engine.c_kernel("lcs_index_pairs")
     if lcs_index_pairs is not None and len(xs):
@@ -270,7 +270,7 @@ def lcs_index_pairs(left: List, right: List, xs: np.ndarray, ys: np.ndarray, thr
 
 def lcs_of_pairs(a: List, b: List, threads: Optional[int]) -> np.ndarray:
     """Exact LCS of a[i] and b[i] (the engine's kernel; str pairs by its fast path)."""
-    from . import engine
+    from . import host as engine
 
     if not a:
         return np.zeros(0, dtype=np.int64)

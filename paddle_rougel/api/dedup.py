@@ -21,9 +21,10 @@ from typing import Any, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import candidates as cand
-from . import engine, scoring
-from .settings import keywords_checked
+from ..engine import candidates as cand
+from ..engine import host as engine
+from ..core import scoring
+from ..core.settings import keywords_checked
 from .join import BLOCK, check_memory, check_threshold, encode_checked, settings_of, token_texts, verify
 
 __all__ = ["deduplicate", "Dedup", "ITEMS_PER_BLOCK", "prepare", "resolve", "exact_rows"]

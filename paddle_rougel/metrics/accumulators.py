@@ -29,7 +29,7 @@ Guarantees (tested):
   fractional counts, sums above their counts, int64 overflow, and fields
   that no run gives together: :mod:`~paddle_rougel.invariants`).
 
->>> from paddle_rougel.inputs import make_batch
+>>> from paddle_rougel.engine.inputs import make_batch
 >>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
 >>> acc.add(make_batch(["abcd", "xy"], [["abce"], ["xy", "yx"]]))
@@ -47,13 +47,12 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import engine, invariants, scoring
-from .hints import Hinter
-from .inputs import Batch, concat, make_batch, plain_instance
+from ..engine import host as engine
+from ..core import invariants, scoring
+from ..core.hints import Hinter
+from ..engine.inputs import Batch, concat, make_batch, plain_instance
 
-__all__ = ["Accumulator", "PrfAccumulator", "RougeLAccumulator", "DuReaderRougeLAccumulator",
-           "BleuAccumulator", "RougeLsumAccumulator", "RougeNAccumulator", "ACCUMULATORS", "from_state",
-           "compare", "FLUSH_AT", "check_sum"]
+__all__ = ["Accumulator", "PrfAccumulator", "compare", "FLUSH_AT", "check_sum"]
 
 FLUSH_AT = 4096          # buffered instances per engine call
 _MAX_VALUE = 2 ** 62     # a count or sum at or above this cannot come from a real run
@@ -278,7 +277,7 @@ class Accumulator:
     def confidence_interval(self, resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
                             gather=None):
         """Percentile bootstrap interval of the score over instances (:func:`stats.bootstrap`)."""
-        from . import stats
+        from ..stats import intervals as stats
 
         return stats.bootstrap(self.instance_columns(gather), self.statistic(), resamples,
                                confidence, seed)
@@ -483,7 +482,7 @@ class PrfAccumulator(Accumulator):
         return scoring.Score(cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 2].copy()), None
 
     def statistic(self):
-        from . import stats
+        from ..stats import intervals as stats
 
         return stats.mean_statistic(2)  # the score: mean per-instance F
 
@@ -534,25 +533,6 @@ def check_sum(col: np.ndarray, total: np.ndarray, name: str) -> None:
 
 # ------------------------------------------------------------ states and tests
 
-def from_state(state: Any, where: str = "state") -> Accumulator:
-    """A new accumulator holding ``state`` (a ``state_dict()``), its class and settings from it."""
-    from .metrics import METRICS
-
-    if not isinstance(state, dict):
-        raise ValueError(f"{where}: not a metric state (got {type(state).__name__})")
-    name = state.get("metric")
-    spec = METRICS.get(name) if isinstance(name, str) else None
-    if spec is None:
-        raise ValueError(f"{where}: unknown metric {name!r} (expected one of {', '.join(METRICS)})")
-    acc = spec.accumulator(spec.settings.from_config(state.get("config", {}), f"{where}: config"),
-                           keep_instances=state.get("instances") is not None)
-    try:
-        acc.load_state_dict(state)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{where}: {e}") from None
-    return acc
-
-
 COMPARE_METHODS = {"paired_bootstrap": 1000, "approximate_randomization": 10000}  # default counts
 
 
@@ -565,7 +545,7 @@ def compare(a: Accumulator, b: Accumulator, method: str = "paired_bootstrap",
     ``method``: ``"paired_bootstrap"`` (default 1,000 resamples) or
     ``"approximate_randomization"`` (default 10,000 trials).
     """
-    from . import stats
+    from ..stats import intervals as stats
 
     if method not in COMPARE_METHODS:
         raise ValueError(f"method must be one of {', '.join(COMPARE_METHODS)}, got {method!r}")
@@ -582,20 +562,3 @@ def compare(a: Accumulator, b: Accumulator, method: str = "paired_bootstrap",
         return stats.paired_bootstrap(ca, cb, a.statistic(), count, confidence, seed)
     return stats.approximate_randomization(ca, cb, a.statistic(), count, confidence, seed)
 
-
-# Each metric's accumulator lives in its metric module; the old names are read through here.
-_MOVED = {"RougeLAccumulator": "rouge_l", "RougeLsumAccumulator": "rouge_lsum",
-          "RougeNAccumulator": "rouge_n", "DuReaderRougeLAccumulator": "dureader_rouge_l",
-          "BleuAccumulator": "bleu"}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(f".metrics.{_MOVED[name]}", __package__), name)
-    if name == "ACCUMULATORS":  # metric name -> accumulator class, from the registry
-        from .metrics import METRICS
-
-        return {n: s.accumulator for n, s in METRICS.items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,11 +25,11 @@ from typing import Any, Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import candidates as cand
-from . import scoring
-from .hints import hint_texts
-from .settings import keywords_checked
-from .text import TextSettings
+from ..engine import candidates as cand
+from ..core import scoring
+from ..core.hints import hint_texts
+from ..core.settings import keywords_checked
+from ..core.text import TextSettings
 
 __all__ = ["similarity_join", "Join", "check_threshold", "check_memory", "pair_f", "token_texts",
            "batch_words", "encode_checked", "BLOCK"]
@@ -84,7 +84,7 @@ def check_memory(what: str, shape: tuple, nbytes: int,
 def token_texts(items: Sequence, what: str, tok) -> list:
     """The items as token sequences (str tokenized by ``tok``; None: characters); errors name
     the item (``what`` and its index)."""
-    from .inputs import check_tokens
+    from ..engine.inputs import check_tokens
 
     if isinstance(items, (str, bytes)):
         raise TypeError(f"{what}s must be a list of texts, not a single {type(items).__name__}")

@@ -75,20 +75,16 @@ from typing import Callable, NamedTuple, Tuple
 
 import numpy as np
 
-from . import engine
+from ..engine import host as engine
+from ..engine.fallbacks import BOOTSTRAP, RANDOMIZE, check_seed, draws, tree_sum
 
-__all__ = ["Interval", "Comparison", "Statistic", "mean_statistic", "bleu_statistic", "bleu_columns",
+__all__ = ["Interval", "Comparison", "Statistic", "mean_statistic",
            "draws", "tree_sum", "resample_sums", "randomized_sums", "bootstrap", "paired_bootstrap",
            "approximate_randomization", "min_resamples", "check_resamples", "MIN_INSTANCES", "MAX_BYTES",
            "interval_of", "paired_of", "estimate"]
 
 Statistic = Callable[[np.ndarray, int], np.ndarray]
 
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-_LO32, _S32 = np.uint64(0xFFFFFFFF), np.uint64(32)
-_BUDGET = 1 << 22  # elements per numpy chunk (a few arrays of this many 8-byte values)
-_BOOTSTRAP, _RANDOMIZE = 0, 1
 MIN_INSTANCES = 2    # instances an interval or a test needs
 MAX_BYTES = 1 << 30  # resamples x (columns + 4) x 8 bytes at most (see "Limits")
 
@@ -137,146 +133,7 @@ def mean_statistic(column: int = 0) -> Statistic:
     return statistic
 
 
-def bleu_columns(match, candi, bp_c, bp_r) -> np.ndarray:
-    """Per-instance BLEU statistics as columns ``[N, 2n + 2]``: matches 1..n, candidate n-grams 1..n, bp_c, bp_r.
-
-    ``match`` and ``candi`` are ``[N, n]`` (clipped matches and candidate
-    n-gram counts per order, bonuses included), ``bp_c`` and ``bp_r`` ``[N]``
-    (candidate length, closest reference length): the per-instance terms whose
-    sums are :class:`~paddle_rougel.accumulators.BleuAccumulator`'s fields.
-
-    >>> bleu_columns([[2, 1]], [[3, 2]], [3], [4]).tolist()
-    [[2.0, 1.0, 3.0, 2.0, 3.0, 4.0]]
-    """
-    match, candi = np.asarray(match, dtype=np.float64), np.asarray(candi, dtype=np.float64)
-    bp_c, bp_r = np.asarray(bp_c, dtype=np.float64), np.asarray(bp_r, dtype=np.float64)
-    if match.ndim != 2 or candi.shape != match.shape or bp_c.shape != bp_r.shape or bp_c.shape != match.shape[:1]:
-        raise ValueError(f"bleu_columns: match {match.shape} and candi {candi.shape} must be [N, n], "
-                         f"bp_c {bp_c.shape} and bp_r {bp_r.shape} [N]")
-    return np.concatenate([match, candi, bp_c[:, None], bp_r[:, None]], axis=1)
-
-
-def bleu_statistic(n_size: int = 4) -> Statistic:
-    """Corpus BLEU-n_size of each row of sums ``[R, 2 n + 2]`` (the layout of :func:`bleu_columns`).
-
-    :func:`paddle_rougel.metrics.bleu.bleu_of_sums`, the formula of
-    :meth:`BleuAccumulator.score <paddle_rougel.metrics.bleu.BleuAccumulator.score>`, on each row.
-
-    >>> s = bleu_statistic(2)(np.array([[2.0, 1.0, 3.0, 2.0, 3.0, 4.0]]), 1)
-    >>> float(s[0]) == math.exp(1 - 4 / 3) * math.sqrt(2 / 3 * 1 / 2)
-    True
-    """
-    from .metrics.bleu import bleu_of_sums  # the one BLEU formula (the score's)
-
-    n = operator.index(n_size)
-    if n < 1:
-        raise ValueError("n_size must be >= 1")
-
-    def statistic(sums: np.ndarray, count: int) -> np.ndarray:
-        return bleu_of_sums(sums, n)
-
-    return statistic
-
-
 # ------------------------------------------------------------------ generator and sums
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
-
-
-def _keys(seed: int, rows: np.ndarray) -> np.ndarray:
-    return _mix(np.uint64(seed) + (rows.astype(np.uint64) + np.uint64(1)) * _GAMMA)
-
-
-def _draw_block(keys: np.ndarray, j0: int, count: int, m: int) -> np.ndarray:
-    """draw(seed, r, j0 + t, m) for every key (row) and t < count: int64 [len(keys), count]."""
-    j = np.arange(j0 + 1, j0 + count + 1, dtype=np.uint64)
-    h = _mix(keys[:, None] + j[None, :] * _GAMMA)
-    mm = np.uint64(m)
-    return (((h >> _S32) * mm + (((h & _LO32) * mm) >> _S32)) >> _S32).astype(np.int64)
-
-
-def draws(seed: int, stream: int, modulus: int, count: int) -> np.ndarray:
-    """Values ``draw(seed, stream, j, modulus)`` for ``j < count`` (the generator in the module docstring).
-
-    Bootstrap resample ``r`` of N instances draws ``draws(seed, r, N, N)``;
-    randomization trial ``r`` swaps where ``draws(seed, r, 2, N)`` is 1.
-    ``key(0, 0)`` is splitmix64's first output from state 0:
-
-    >>> hex(int(_keys(0, np.array([0]))[0]))
-    '0xe220a8397b1dcdaf'
-    >>> draws(0, 0, 10, 5).tolist()
-    [6, 7, 3, 6, 7]
-    """
-    seed, modulus = _check_seed(seed), operator.index(modulus)
-    if not 1 <= modulus < 2 ** 32:
-        raise ValueError("modulus must be in [1, 2**32)")
-    with np.errstate(over="ignore"):
-        return _draw_block(_keys(seed, np.array([operator.index(stream)])), 0, operator.index(count), modulus)[0]
-
-
-def tree_sum(values: np.ndarray) -> np.ndarray:
-    """Pairwise-tree sums along the last axis (the summation order of every sum in this module).
-
-    >>> tree_sum(np.array([[1.0, 2.0, 3.0], [1e16, 1.0, -1e16]])).tolist()   # (1+2)+3, (1e16+1)-1e16
-    [6.0, 0.0]
-    """
-    a = np.asarray(values, dtype=np.float64)
-    while a.shape[-1] > 1:
-        m = a.shape[-1]
-        s = a[..., 0:m - 1:2] + a[..., 1:m:2]
-        a = np.concatenate([s, a[..., m - 1:]], axis=-1) if m % 2 else s
-    return a[..., 0]
-
-
-def _numpy_bootstrap(cols: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """[R, k] bootstrap sums of cols [k, N] in row chunks of about _BUDGET draws."""
-    k, n = cols.shape
-    out = np.empty((resamples, k))
-    rows_per = max(1, _BUDGET // n)
-    block = min(n, _BUDGET)
-    for r0 in range(0, resamples, rows_per):
-        rows = np.arange(r0, min(resamples, r0 + rows_per))
-        keys, off = _keys(seed, rows), (np.arange(len(rows)) * n)[:, None]
-        count = np.zeros(len(rows) * n, dtype=np.int64)
-        for j0 in range(0, n, block):
-            flat = (_draw_block(keys, j0, min(block, n - j0), n) + off).ravel()
-            if block == n:
-                count += np.bincount(flat, minlength=len(count))
-            else:
-                np.add.at(count, flat, 1)
-        count = count.reshape(len(rows), n).astype(np.float64)
-        for c in range(k):
-            out[r0:r0 + len(rows), c] = tree_sum(count * cols[c][None, :])
-    return out
-
-
-def _numpy_randomize(cols: np.ndarray, trials: int, seed: int) -> np.ndarray:
-    """[T, k] randomization sums: cols [k, N] is A's k/2 columns then B's."""
-    k, n = cols.shape
-    half, out = k // 2, np.empty((trials, k))
-    rows_per, block = max(1, _BUDGET // n), min(n, _BUDGET)
-    for r0 in range(0, trials, rows_per):
-        rows = np.arange(r0, min(trials, r0 + rows_per))
-        keys, acc = _keys(seed, rows), []
-        for j0 in range(0, n, block):  # the blocks are joined before the one tree over n
-            swap = _draw_block(keys, j0, min(block, n - j0), 2).astype(bool)
-            a, b = cols[:half, None, j0:j0 + block], cols[half:, None, j0:j0 + block]
-            acc.append(np.concatenate([np.where(swap, b, a), np.where(swap, a, b)]))  # [k, rows, block]
-        out[r0:r0 + len(rows)] = tree_sum(np.concatenate(acc, axis=-1)).T
-    return out
-
-
-def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool):
-        raise TypeError("seed must be an int")
-    seed = operator.index(seed)
-    if not 0 <= seed < 2 ** 64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    return seed
-
 
 def _check_count(value: int, name: str) -> int:
     if isinstance(value, bool):
@@ -374,14 +231,6 @@ def _sums(cols_kn: np.ndarray, resamples: int, seed: int, mode: int, name: str) 
     return engine.get_backend().resample_sums(cols_kn, resamples, seed, mode)
 
 
-def _numpy_sums(cols_kn: np.ndarray, resamples: int, seed: int, mode: int) -> np.ndarray:
-    """The numpy back end of :func:`_sums` (the Python back end's ``resample_sums``)."""
-    with np.errstate(over="ignore"):
-        if mode == _BOOTSTRAP:
-            return _numpy_bootstrap(cols_kn, resamples, seed)
-        return _numpy_randomize(cols_kn, resamples, seed)
-
-
 def resample_sums(columns, resamples: int = 1000, seed: int = 0) -> np.ndarray:
     """Bootstrap column sums ``[resamples, k]``: row r sums the N instances drawn by resample r.
 
@@ -394,7 +243,7 @@ def resample_sums(columns, resamples: int = 1000, seed: int = 0) -> np.ndarray:
     [201.0, 21.0]
     """
     x = _columns(columns)
-    return _sums(x.T, _check_count(resamples, "resamples"), _check_seed(seed), _BOOTSTRAP, "resamples")
+    return _sums(x.T, _check_count(resamples, "resamples"), check_seed(seed), BOOTSTRAP, "resamples")
 
 
 def randomized_sums(cols_a, cols_b, trials: int = 10000, seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
@@ -410,12 +259,12 @@ def randomized_sums(cols_a, cols_b, trials: int = 10000, seed: int = 0) -> Tuple
     """
     a, b = _pair(cols_a, cols_b)
     k = a.shape[1]
-    out = _sums(np.concatenate([a.T, b.T]), _check_count(trials, "trials"), _check_seed(seed), _RANDOMIZE,
+    out = _sums(np.concatenate([a.T, b.T]), _check_count(trials, "trials"), check_seed(seed), RANDOMIZE,
                 "trials")
     return out[:, :k], out[:, k:]
 
 
-def _apply(statistic: Statistic, sums: np.ndarray, n: int) -> np.ndarray:
+def apply_statistic(statistic: Statistic, sums: np.ndarray, n: int) -> np.ndarray:
     values = np.asarray(statistic(sums, n), dtype=np.float64)
     if values.shape != (len(sums),):
         raise ValueError(f"statistic returned shape {values.shape} for sums {sums.shape}; "
@@ -436,7 +285,7 @@ def estimate(statistic: Statistic, x: np.ndarray) -> float:
 
 
 def _estimate(statistic: Statistic, x: np.ndarray) -> float:
-    return float(_apply(statistic, tree_sum(x.T)[None, :], len(x))[0])
+    return float(apply_statistic(statistic, tree_sum(x.T)[None, :], len(x))[0])
 
 
 # ------------------------------------------------------------------ intervals and tests
@@ -461,8 +310,8 @@ def bootstrap(columns, statistic: Statistic, resamples: int = 1000, confidence: 
     """
     x = _columns(columns, min_n=MIN_INSTANCES)
     confidence = _check_confidence(confidence)
-    resamples, seed = check_resamples(resamples, confidence), _check_seed(seed)
-    values = _apply(statistic, _sums(x.T, resamples, seed, _BOOTSTRAP, "resamples"), len(x))
+    resamples, seed = check_resamples(resamples, confidence), check_seed(seed)
+    values = apply_statistic(statistic, _sums(x.T, resamples, seed, BOOTSTRAP, "resamples"), len(x))
     return interval_of(values, _estimate(statistic, x), confidence, seed)
 
 
@@ -514,10 +363,10 @@ def paired_bootstrap(cols_a, cols_b, statistic: Statistic, resamples: int = 1000
     """
     a, b = _pair(cols_a, cols_b, MIN_INSTANCES)
     confidence = _check_confidence(confidence)
-    resamples, seed = check_resamples(resamples, confidence), _check_seed(seed)
+    resamples, seed = check_resamples(resamples, confidence), check_seed(seed)
     k, n = a.shape[1], len(a)
-    sums = _sums(np.concatenate([a.T, b.T]), resamples, seed, _BOOTSTRAP, "resamples")
-    return paired_of(_apply(statistic, sums[:, :k], n), _apply(statistic, sums[:, k:], n),
+    sums = _sums(np.concatenate([a.T, b.T]), resamples, seed, BOOTSTRAP, "resamples")
+    return paired_of(apply_statistic(statistic, sums[:, :k], n), apply_statistic(statistic, sums[:, k:], n),
                      _estimate(statistic, a), _estimate(statistic, b), confidence, seed)
 
 
@@ -544,12 +393,12 @@ def approximate_randomization(cols_a, cols_b, statistic: Statistic, trials: int 
     (1.0, True, 'approximate randomization')
     """
     a, b = _pair(cols_a, cols_b, MIN_INSTANCES)
-    trials, seed = _check_count(trials, "trials"), _check_seed(seed)
+    trials, seed = _check_count(trials, "trials"), check_seed(seed)
     _check_size(trials, 2 * a.shape[1], "trials")  # before the interval's work
     ci = paired_bootstrap(a, b, statistic, check_resamples(ci_resamples, confidence, "ci_resamples"),
                           confidence, seed)
     n = len(a)
     sa, sb = randomized_sums(a, b, trials, seed)
-    spread = np.abs(_apply(statistic, sa, n) - _apply(statistic, sb, n))
+    spread = np.abs(apply_statistic(statistic, sa, n) - apply_statistic(statistic, sb, n))
     p = (1 + int(np.count_nonzero(spread >= abs(ci.difference)))) / (trials + 1)
     return ci._replace(p_value=p, method="approximate randomization", resamples=trials)

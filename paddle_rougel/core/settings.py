@@ -8,7 +8,7 @@ written once.  Here: the base classes, the F weighting shared by the ROUGE
 metrics (:class:`Weighted`), and the options every metric shares (the F
 weighting and the text settings); each metric's own options are in its
 module.  ``SETTINGS`` (metric name -> class) and ``OPTIONS`` (config key ->
-option) are read from the registry.
+option) are the registry's (:mod:`paddle_rougel.metrics`): this leaf knows no metric.
 
 >>> from paddle_rougel.metrics.rouge_l import RougeLSettings
 >>> from paddle_rougel.metrics.dureader_rouge_l import DuReaderRougeLSettings
@@ -35,8 +35,7 @@ import numpy as np
 from . import scoring
 from .text import TextSettings
 
-__all__ = ["RougeLSettings", "RougeLsumSettings", "RougeNSettings", "DuReaderRougeLSettings",
-           "BleuSettings", "SETTINGS", "OPTIONS", "Weighted", "Option", "SettingsError", "check_weight",
+__all__ = ["Weighted", "Option", "SettingsError", "check_weight",
            "suggest", "reject_unknown", "keywords_checked", "PEER_NAMES", "ROUGE_OPTIONS", "TEXT_OPTIONS", "SHARED_OPTIONS", "text_of"]
 
 MAX_N_SIZE = 32  # BLEU orders; bounds what a tampered state file can make us allocate
@@ -109,7 +108,7 @@ def check_weight(x: Any, what: str) -> float:
     return v
 
 
-def _opt_id(v: Any, what: str) -> Optional[int]:
+def option_id(v: Any, what: str) -> Optional[int]:
     if v is None:
         return None
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
@@ -117,7 +116,7 @@ def _opt_id(v: Any, what: str) -> Optional[int]:
     return int(v)
 
 
-class _Settings:
+class BaseSettings:
     """Shared behaviour: state identity and signature from the dataclass fields."""
 
     _LEGACY: Dict[str, str] = {}  # old config key -> field name
@@ -161,7 +160,7 @@ class _Settings:
             raise SettingsError(f"{where}: {e}") from None
 
 
-class Weighted(_Settings):
+class Weighted(BaseSettings):
     """The F weighting (gamma or alpha) and the multi-reference mode of the ROUGE metrics."""
 
     def _check_weighting(self) -> None:
@@ -199,7 +198,7 @@ class Option:
     choices: Optional[tuple] = None
 
 
-def _bool(text: str) -> bool:
+def parse_bool(text: str) -> bool:
     low = str(text).lower()
     if low in ("1", "true", "yes", "on"):
         return True
@@ -213,7 +212,7 @@ def _stem(text: str):
     if str(text) in ("rouge155", "rouge155_nowordnet"):
         return str(text)
     try:
-        return _bool(text)
+        return parse_bool(text)
     except ValueError:
         raise ValueError(f"expected yes/no, rouge155 or rouge155_nowordnet, got {text!r}") from None
 
@@ -233,7 +232,7 @@ TEXT_OPTIONS = (
            ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")),
     Option("normalize", ("--normalize",), str,
            "nows: drop every whitespace character (default with char tokens); none", ("none", "nows")),
-    Option("lowercase", ("--lowercase",), _bool, "lowercase before tokenizing (yes/no)"),
+    Option("lowercase", ("--lowercase",), parse_bool, "lowercase before tokenizing (yes/no)"),
     Option("stem", ("--stem",), _stem, "rouge-score's Porter stemming (yes/no), or rouge155 / rouge155_nowordnet: "
            "ROUGE-1.5.5's -m (with --tokenize rouge_score)"),
 )
@@ -259,21 +258,3 @@ def weighting_of(values: dict) -> dict:
 
 
 _Weighted = Weighted  # the name before the registry
-
-# Each metric's settings class lives in its metric module; the old names are read through here.
-_MOVED = {"RougeLSettings": "rouge_l", "RougeLsumSettings": "rouge_lsum", "RougeNSettings": "rouge_n",
-          "DuReaderRougeLSettings": "dureader_rouge_l", "BleuSettings": "bleu",
-          "rouge_from_options": "rouge_l", "lsum_from_options": "rouge_lsum",
-          "dureader_from_options": "dureader_rouge_l", "BONUS_OPTIONS": "dureader_rouge_l",
-          "SUMMARY_OPTIONS": "rouge_lsum"}
-
-
-def __getattr__(name: str):
-    import importlib
-
-    if name in _MOVED:
-        return getattr(importlib.import_module(f".metrics.{_MOVED[name]}", __package__), name)
-    if name in ("SETTINGS", "OPTIONS"):  # from the registry
-        metrics = importlib.import_module(".metrics", __package__)
-        return metrics.OPTIONS if name == "OPTIONS" else {n: s.settings for n, s in metrics.METRICS.items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -54,7 +54,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .functional import compute
-from .metrics import rouge_types as registry_types
+from ..metrics import rouge_types as registry_types
 
 __all__ = ["trainer_compute_metrics", "paddleformers_compute_metrics", "paddlenlp_compute_metrics"]
 

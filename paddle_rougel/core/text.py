@@ -60,18 +60,42 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple, Union
 
-from .inputs import as_str, unordered
+from collections.abc import Mapping, MappingView, Set
 
 __all__ = ["TextSettings", "TokenizerError", "TOKENIZERS", "NORMALIZERS", "tokenize_method", "rouge_score_default"]
+
+
+def unordered(x: Any) -> Optional[str]:
+    """What ``x`` is when it has no order to read items in ("a set", "a mapping", "a mapping
+    view": sets, dicts, their views and any registered ``Set`` / ``Mapping``), else None.
+    The C reader (``csrc/tokens.c``) refuses the same types with the same words.
+
+    >>> unordered({"a"}), unordered({}.values()), unordered(iter("ab"))
+    ('a set', 'a mapping view', None)
+    """
+    if isinstance(x, Set):
+        return "a set"
+    if isinstance(x, Mapping):
+        return "a mapping"
+    if isinstance(x, MappingView):
+        return "a mapping view"
+    return None
+
+
+def as_str(x: str) -> str:
+    """A ``str`` subclass read as its str value (what the C engine reads: its characters, whatever
+    ``__iter__`` / ``__getitem__`` / ``__eq__`` it overrides); an exact str is returned as is."""
+    return x if type(x) is str else str.__str__(x)
+
 
 TOKENIZERS = ("char", "whitespace", "zh", "jieba", "rouge_score", "rouge_chinese")
 NORMALIZERS = ("none", "nows")
 
 # CJK ideographs (unified, extensions A-F and compatibility), kana, hangul syllables,
 # and CJK punctuation: one token per character
-_CJK = ("\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf"
+CJK = ("\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf"
         "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f")
-_ZH_RE = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+|[^\\s{_CJK}]")
+_ZH_RE = re.compile(f"[{CJK}]|[^\\W_{CJK}]+|[^\\s{CJK}]")
 _NON_ALNUM_RE = re.compile(r"[^a-z0-9]+")
 
 
@@ -274,7 +298,7 @@ def _stemmer(stem):
     same with the empty exception DB (:mod:`paddle_rougel.rouge155.stem`)."""
     if stem is True:
         return _porter()
-    from .rouge155.stem import MorphStemmer
+    from ..rouge155.stem import MorphStemmer
 
     return MorphStemmer.named(stem)
 

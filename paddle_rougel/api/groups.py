@@ -10,9 +10,9 @@ two systems over G groups gives each group's paired test and its p-value
 adjusted for the G tests by **Holm**'s step-down method (``p_adjusted``; controls
 the family-wise error rate like Bonferroni, and rejects at least as often).
 
->>> from paddle_rougel.accumulators import RougeLAccumulator
->>> from paddle_rougel.inputs import make_batch
->>> from paddle_rougel.settings import RougeLSettings
+>>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator
+>>> from paddle_rougel.engine.inputs import make_batch
+>>> from paddle_rougel.metrics.rouge_l import RougeLSettings
 >>> acc = RougeLAccumulator(RougeLSettings(gamma=1.0))
 >>> acc.add(make_batch(["abcd", "xy", "ab"], [["abce"], ["xy"], ["cd"]]))
 >>> {k: (g.count, g.score) for k, g in breakdown(acc, ["a", "b", "a"]).items()}
@@ -24,8 +24,8 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import stats
-from .settings import keywords_checked
+from ..stats import intervals as stats
+from ..core.settings import keywords_checked
 
 __all__ = ["Group", "GroupComparison", "GroupStats", "breakdown", "compare_breakdown", "grouped", "holm",
            "group_index",
@@ -110,7 +110,7 @@ def _score(statistic, x: np.ndarray) -> float:
 def _columns(acc) -> Tuple[np.ndarray, Any]:
     """The per-instance columns the score reads, and the statistic over them (ROUGE-L: only
     the F column is resampled; its resampled sums are the same numbers)."""
-    from .accumulators import PrfAccumulator
+    from ..metrics.accumulators import PrfAccumulator
 
     cols = acc.instance_columns()
     if isinstance(acc, PrfAccumulator):
@@ -162,7 +162,7 @@ def grouped(runs: Sequence[Dict[str, Any]], keys: Sequence, confidence: Optional
         for (s, name, _, statistic), x in zip(parts, xs):
             iv = None
             if tested:
-                values[s, name] = stats._apply(statistic, sums[:, lo:lo + x.shape[1]], len(x))
+                values[s, name] = stats.apply_statistic(statistic, sums[:, lo:lo + x.shape[1]], len(x))
                 lo += x.shape[1]
                 if confidence is not None:
                     iv = stats.interval_of(values[s, name], stats.estimate(statistic, x), confidence, seed)
@@ -216,7 +216,7 @@ def compare_breakdown(a: Any, b: Any, keys: Sequence, method: str = "paired_boot
                       order: Optional[Sequence] = None) -> Dict[Any, GroupComparison]:
     """System ``b`` against ``a`` per group: the paired test of
     :func:`paddle_rougel.compare` on each group's instances, with Holm-adjusted p-values."""
-    from .accumulators import COMPARE_METHODS
+    from ..metrics.accumulators import COMPARE_METHODS
 
     acc_a, acc_b = _acc(a), _acc(b)
     if type(acc_a) is not type(acc_b) or acc_a.settings != acc_b.settings:

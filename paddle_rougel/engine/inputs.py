@@ -25,32 +25,17 @@ scored.  :func:`make_batch`:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, MappingView, Set
 from collections.abc import Sequence as SequenceABC
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..core.text import as_str, unordered  # noqa: F401 - read here by the engine
+from . import cext
+
 __all__ = ["Batch", "FlatRefs", "OneRef", "make_batch", "str_pairs_batch", "plain_instance", "pair_lists", "pairs_batch",
            "check_tokens", "ref_items", "unordered", "as_str", "locate", "what_is",
            "ids_against_text"]
-
-
-def unordered(x: Any) -> Optional[str]:
-    """What ``x`` is when it has no order to read items in ("a set", "a mapping", "a mapping
-    view": sets, dicts, their views and any registered ``Set`` / ``Mapping``), else None.
-    The C reader (``csrc/tokens.c``) refuses the same types with the same words.
-
-    >>> unordered({"a"}), unordered({}.values()), unordered(iter("ab"))
-    ('a set', 'a mapping view', None)
-    """
-    if isinstance(x, Set):
-        return "a set"
-    if isinstance(x, Mapping):
-        return "a mapping"
-    if isinstance(x, MappingView):
-        return "a mapping view"
-    return None
 
 
 def locate(e: BaseException, where: str) -> BaseException:
@@ -63,12 +48,6 @@ def locate(e: BaseException, where: str) -> BaseException:
     out.__cause__ = e.__cause__
     out.__suppress_context__ = True
     return out
-
-
-def as_str(x: str) -> str:
-    """A ``str`` subclass read as its str value (what the C engine reads: its characters, whatever
-    ``__iter__`` / ``__getitem__`` / ``__eq__`` it overrides); an exact str is returned as is."""
-    return x if type(x) is str else str.__str__(x)
 
 
 class FlatRefs(SequenceABC):
@@ -157,10 +136,8 @@ class Batch(NamedTuple):
 _STR = {str}
 _SEQS = {list, tuple}
 
-try:  # the type check of a batch of texts at C speed (optional, like the engine)
-    from ._lcs import str_tuple as _c_str_tuple
-except ImportError:  # pragma: no cover - a build without the extension
-    _c_str_tuple = None
+# the type check of a batch of texts at C speed (optional, like the engine)
+_c_str_tuple = getattr(cext.lcs, "str_tuple", None)
 
 
 def str_tuple(items: Sequence) -> Optional[tuple]:
@@ -402,7 +379,7 @@ def _column(xs: Optional[Sequence], n: int, what: str) -> Sequence:
 
 def _engine_checks_tokens() -> bool:
     """The back end in use reads token lists once and names a bad token (``Backend.checks_tokens``)."""
-    from .engine import get_backend  # engine imports this module (as_str, unordered): not at import time
+    from .registry import get_backend  # engine imports this module (as_str, unordered): not at import time
 
     return get_backend().checks_tokens
 
@@ -506,7 +483,7 @@ def split_words(batch: Batch) -> Batch:
     if batch.words is None:
         return batch
     mode, fold = batch.words
-    from .text import TextSettings
+    from ..core.text import TextSettings
 
     tok = TextSettings("whitespace", lowercase=fold) if mode == 0 else TextSettings("rouge_score")
     c_out, r_out, plain = _tokenized(batch.cands, batch.ref_lists, tok.tokenizer())

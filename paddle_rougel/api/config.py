@@ -46,7 +46,7 @@ import reprlib
 import warnings
 from typing import Any, Dict, Tuple
 
-from .settings import suggest
+from ..core.settings import suggest
 
 __all__ = ["ConfigError", "read_config", "preset_dir", "PRESETS", "resolve_config_path", "preset", "shown"]
 
@@ -66,7 +66,7 @@ def preset_dir():
     Traversable; setup.py copies the repository's ``configs/*.yaml`` there at build time)."""
     from importlib.resources import files
 
-    return files(__package__).joinpath("presets")
+    return files("paddle_rougel").joinpath("presets")
 
 
 _SHOWN = reprlib.Repr()  # a few items of a few levels: the work and the text are bounded
@@ -94,7 +94,7 @@ def shown(v: Any, limit: int = 40) -> str:
 
 def _typed(v: Any, key: str, where: str) -> Any:
     """A value of the option's type (finite numbers, bools, choices); ranges are the settings' job."""
-    from .metrics import OPTIONS
+    from ..metrics import OPTIONS
 
     opt = OPTIONS[key]
     if opt.parse is float:
@@ -185,7 +185,7 @@ def _load_yaml(path: str) -> dict:
 
 def read_config(spec: str) -> Dict[str, Tuple[Any, str]]:
     """A YAML config (path or preset name) as ``{key: (value, where)}``; unknown keys are errors."""
-    from .metrics import OPTIONS
+    from ..metrics import OPTIONS
 
     path = resolve_config_path(spec)
     data = _load_yaml(path)

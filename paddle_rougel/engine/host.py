@@ -51,22 +51,16 @@ Example:
 """
 from __future__ import annotations
 
-import operator
 import os
-import warnings
-from collections import Counter
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from .inputs import as_str, unordered
-from .lcs_step import advance
-from .settings import keywords_checked
+from ..core.settings import keywords_checked
 
-try:  # the compiled kernel is optional: see setup.py
-    from . import _lcs as _c_ext
-except ImportError:  # pragma: no cover - exercised by the fallback test via BACKEND
-    _c_ext = None
+from . import cext
+from .registry import backend, get_backend, register_backend, set_backend, unregister_backend  # noqa: F401
 
 __all__ = ["LcsResult", "c_kernel", "lcs_batch", "lcs_pairs", "lcs_length", "clipped_matches", "backend", "set_backend",
            "get_backend", "register_backend", "unregister_backend", "default_threads"]
@@ -75,9 +69,9 @@ __all__ = ["LcsResult", "c_kernel", "lcs_batch", "lcs_pairs", "lcs_length", "cli
 def c_kernel(name: str):
     """The C extension's entry point ``name`` while the C back end is active, else None (the
     caller takes its Python path): the one way other modules reach the extension."""
-    if _c_ext is None or backend() != "c":
+    if cext.lcs is None or backend() != "c":
         return None
-    return getattr(_c_ext, name, None)
+    return getattr(cext.lcs, name, None)
 
 
 class LcsResult(NamedTuple):
@@ -105,63 +99,8 @@ def offsets_of(ref_count: np.ndarray) -> np.ndarray:
     return out
 
 
-_BACKEND = "c" if _c_ext is not None else "python"  # the name of the active back end
-_BACKENDS: dict = {}  # name -> Backend (filled at the end of this module)
-_WARNED = False
-
-
-def backend() -> str:
-    """The engine in use: ``"c"``, ``"python"`` or the name of a registered back end."""
-    return _BACKEND
-
-
-def get_backend():
-    """The :class:`paddle_rougel.backends.Backend` in use (the object :func:`backend` names)."""
-    return _BACKENDS[_BACKEND]
-
-
-def set_backend(name: str) -> None:
-    """Select a back end by name (``"c"``, ``"python"`` or a registered one); used by tests
-    and benchmarks.  RuntimeError when it cannot run here (the C kernel not built)."""
-    global _BACKEND
-    be = _BACKENDS.get(name)
-    if be is None:
-        known = ", ".join(repr(k) for k in _BACKENDS)
-        raise ValueError(f"unknown LCS backend {name!r}; expected one of {known}")
-    why = be.available()
-    if why:
-        raise RuntimeError(why)
-    _BACKEND = name
-
-
-def register_backend(be) -> None:
-    """Register a :class:`paddle_rougel.backends.Backend` under ``be.name`` (then
-    ``set_backend(be.name)`` selects it).  ValueError for a name already registered."""
-    from .backends import Backend
-
-    if not isinstance(be, Backend):
-        raise TypeError(f"register_backend: expected a paddle_rougel.backends.Backend, got {type(be).__name__}")
-    if not isinstance(be.name, str) or not be.name:
-        raise ValueError("register_backend: the backend needs a non-empty str name")
-    if be.name in _BACKENDS:
-        raise ValueError(f"register_backend: a backend named {be.name!r} is already registered")
-    _BACKENDS[be.name] = be
-
-
-def unregister_backend(name: str) -> None:
-    """Remove a back end registered with :func:`register_backend` (not a built-in one, nor
-    the one in use)."""
-    if name in ("c", "python"):
-        raise ValueError(f"unregister_backend: {name!r} is built in")
-    if name == _BACKEND:
-        raise ValueError(f"unregister_backend: {name!r} is in use; set_backend another first")
-    if name not in _BACKENDS:
-        raise ValueError(f"unregister_backend: no backend named {name!r}")
-    del _BACKENDS[name]
-
-
 # The most worker threads the C kernel runs (partition.h's PARTITION_MAX_THREADS).
-MAX_THREADS = int(getattr(_c_ext, "MAX_THREADS", 64))
+MAX_THREADS = int(getattr(cext.lcs, "MAX_THREADS", 64))
 
 
 def default_threads() -> int:
@@ -266,18 +205,6 @@ def lcs_length(a: Any, b: Any) -> int:
 
 # ------------------------------------------------------------------ fallback
 
-def _warn_fallback() -> None:
-    global _WARNED
-    if not _WARNED and _c_ext is None:
-        warnings.warn(
-            "paddle_rougel: the C LCS kernel is not built; using the pure-Python "
-            "bit-parallel engine (exact, roughly 10-50x slower). Reinstall with a C compiler.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        _WARNED = True
-
-
 # Exact types whose == is reflexive: no self-comparison needed (see the module docstring).
 _TRUSTED = frozenset({str, int, bool, bytes, tuple, frozenset, type(None)})
 
@@ -286,7 +213,7 @@ def _where(i: int, j: Optional[int]) -> str:
     return f"instance {i}, candidate" if j is None else f"instance {i}, reference {j}"
 
 
-def _snap(x: Any, i: int, j: Optional[int]) -> Any:
+def snap_text(x: Any, i: int, j: Optional[int]) -> Any:
     """One text as given: a str (its characters) or a list of its tokens."""
     if x is None:
         raise TypeError(f"{_where(i, j)}: got None, expected a str or a sequence of tokens")
@@ -304,14 +231,14 @@ def _snap(x: Any, i: int, j: Optional[int]) -> Any:
                         f"expected a str or a sequence of tokens{detail}") from None
 
 
-def _reraise(e: BaseException, i: int, j: Optional[int], p: int, tok: Any):
+def reraise_at(e: BaseException, i: int, j: Optional[int], p: int, tok: Any):
     """TypeError / ValueError (exactly) from token p gain its place, as in the C reader."""
     if type(e) in (TypeError, ValueError):
         raise type(e)(f"{_where(i, j)}: token {p} ({type(tok).__name__}): {e}") from e
     raise e
 
 
-def _fix(toks: Any, i: int, j: Optional[int]) -> Any:
+def fix_tokens(toks: Any, i: int, j: Optional[int]) -> Any:
     """Check every token is hashable; replace each token unequal to itself by a
     fresh object(), which equals nothing else (so it matches nothing)."""
     if isinstance(toks, str):
@@ -325,24 +252,11 @@ def _fix(toks: Any, i: int, j: Optional[int]) -> Any:
             if tp not in _TRUSTED and not (t == t):
                 toks[p] = object()
         except Exception as e:  # noqa: BLE001 - re-raised (with its place when Type/ValueError)
-            _reraise(e, i, j, p, t)
+            reraise_at(e, i, j, p, t)
     return toks
 
 
-def _python_lcs_pair(masks: dict, n: int, b: Sequence, i: int, j: int) -> int:
-    """LCS of the bit side (masks, n tokens) with b: lcs_step.advance over b's masks (a
-    token the bit side lacks changes nothing: skipped)."""
-    it = iter(b)  # b: a list or a str
-    try:
-        rows = list(filter(None, map(masks.get, it)))
-    except Exception as e:  # noqa: BLE001 - an __eq__ raising on a hash collision
-        p = len(b) - operator.length_hint(it) - 1  # the token it raised on: the last one read
-        _reraise(e, i, j, p, b[p])
-    full = (1 << n) - 1
-    return n - bin(advance(full, rows, full)).count("1")
-
-
-def _snap_lists(lists: Any, i: int, refs: bool) -> list:
+def snap_lists(lists: Any, i: int, refs: bool) -> list:
     """The references (refs=True: non-empty, not a bare str) or sources of instance i."""
     if refs and (lists is None or isinstance(lists, (str, bytes))):
         got = "None" if lists is None else type(lists).__name__
@@ -361,7 +275,7 @@ def _snap_lists(lists: Any, i: int, refs: bool) -> list:
     return out
 
 
-def _snap_batch(cands: Sequence, lists: Sequence, refs: bool) -> list:
+def snap_batch(cands: Sequence, lists: Sequence, refs: bool) -> list:
     """Every text of the batch, read before any token's __hash__ / __eq__ runs (as in C)."""
     cands, lists = list(cands), list(lists)
     if len(cands) != len(lists):
@@ -369,48 +283,12 @@ def _snap_batch(cands: Sequence, lists: Sequence, refs: bool) -> list:
                          f"{'reference' if refs else 'source'} lists")
     out = []
     for i, (cand, texts) in enumerate(zip(cands, lists)):
-        texts = _snap_lists(texts, i, refs)
-        out.append([_snap(cand, i, None)] + [_snap(t, i, j) for j, t in enumerate(texts)])
+        texts = snap_lists(texts, i, refs)
+        out.append([snap_text(cand, i, None)] + [snap_text(t, i, j) for j, t in enumerate(texts)])
     return out
-
-
-def _python_lcs_batch(cands: Sequence, ref_lists: Sequence) -> LcsResult:
-    lcs, cand_len, ref_len, ref_count = [], [], [], []
-    for i, texts in enumerate(_snap_batch(cands, ref_lists, refs=True)):
-        cand = _fix(texts[0], i, None)
-        masks: dict = {}
-        p = 0
-        try:
-            for p, t in enumerate(cand):
-                masks[t] = masks.get(t, 0) | (1 << p)
-        except Exception as e:  # noqa: BLE001 - an __eq__ raising on a hash collision
-            _reraise(e, i, None, p, cand[p])
-        n = len(cand)
-        cand_len.append(n)
-        ref_count.append(len(texts) - 1)
-        for j, ref in enumerate(texts[1:]):
-            ref = _fix(ref, i, j)
-            lcs.append(_python_lcs_pair(masks, n, ref, i, j))  # also hashes tokens when n == 0
-            ref_len.append(len(ref))
-    as64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
-    return LcsResult(as64(lcs), as64(cand_len), as64(ref_len), as64(ref_count))
 
 
 # --------------------------------------------------------------- counting
-
-def _python_matches(cand, sources, n_size: int, inst: int = 0) -> List[int]:
-    """Exact per-k clipped matches with dicts (the fallback, and the tests' reference)."""
-    cand = _fix(_snap(cand, inst, None), inst, None)
-    sources = [_fix(_snap(s, inst, j), inst, j) for j, s in enumerate(sources)]
-    out = []
-    for k in range(1, n_size + 1):
-        cc = Counter(tuple(cand[i:i + k]) for i in range(len(cand) - k + 1))
-        best: Counter = Counter()
-        for src in sources:
-            best |= Counter(tuple(src[i:i + k]) for i in range(len(src) - k + 1))
-        out.append(sum(min(c, best[g]) for g, c in cc.items() if g in best))
-    return out
-
 
 def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
                     prefix: Optional[Sequence[int]] = None) -> np.ndarray:
@@ -434,26 +312,3 @@ def clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
     return get_backend().clipped_matches(cands, source_lists, n_size, prefix)
 
 
-def _python_clipped_matches(cands: Sequence, source_lists: Sequence, n_size: int,
-                            prefix: Optional[Sequence[int]] = None) -> np.ndarray:
-    """:func:`clipped_matches` with dicts (the Python back end)."""
-    batch = _snap_batch(cands, source_lists, refs=False)
-    N = len(batch)
-    full = np.array([_python_matches(t[0], t[1:], n_size, i) for i, t in enumerate(batch)],
-                    dtype=np.float64).reshape(N, n_size)
-    if prefix is None:
-        return full
-    prefix = list(prefix)
-    if len(prefix) != N:
-        raise ValueError("prefix must have one entry per candidate")
-    pre = np.array([_python_matches(t[0], t[1:1 + max(0, int(k))], n_size, i)
-                    for i, (t, k) in enumerate(zip(batch, prefix))],
-                   dtype=np.float64).reshape(N, n_size)
-    return np.stack([full, pre])
-
-
-# ------------------------------------------------------------ back ends
-
-from .backends import CBackend, PythonBackend  # noqa: E402  (backends.py uses this module's names)
-
-_BACKENDS.update({"c": CBackend(), "python": PythonBackend()})

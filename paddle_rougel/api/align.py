@@ -28,10 +28,10 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 import numpy as np
 
-from . import engine, lsum
-from .settings import keywords_checked
-from .inputs import check_tokens
-from .text import TextSettings
+from ..engine import host as engine, lsum
+from ..core.settings import keywords_checked
+from ..engine.inputs import check_tokens
+from ..core.text import TextSettings
 
 __all__ = ["Alignment", "SummaryAlignment", "alignment", "align_tokens", "best_reference",
            "marked_runs"]
@@ -44,7 +44,7 @@ def _tokens(x: Any, where: str) -> Any:
     toks = check_tokens(x, where)
     if isinstance(toks, str):
         return toks
-    return tuple(engine._fix(list(toks.tolist() if isinstance(toks, np.ndarray) else toks), 0, None))
+    return tuple(engine.fix_tokens(list(toks.tolist() if isinstance(toks, np.ndarray) else toks), 0, None))
 
 
 def align_tokens(cand: Sequence, ref: Sequence) -> Pairs:
@@ -53,7 +53,7 @@ def align_tokens(cand: Sequence, ref: Sequence) -> Pairs:
     columns)."""
     if not len(cand) or not len(ref):
         return ()
-    return tuple((c, r) for r, c in lsum._pairs(lsum._masks(cand), len(cand), ref))  # memory bounded
+    return tuple((c, r) for r, c in lsum.lcs_pairs_of(lsum.bit_masks(cand), len(cand), ref))  # memory bounded
 
 
 def marked_runs(tokens: Sequence, marked: Sequence[bool]) -> List[Tuple[bool, list]]:
@@ -191,7 +191,7 @@ def _text_tokenizer(text: Optional[TextSettings]) -> Optional[Callable]:
 
 def _prepare(x: Any, where: str, tok: Optional[Callable], summary: bool, split: str) -> Any:
     if summary:
-        sents = lsum._summary(x, where, split, tok)
+        sents = lsum.summary_of(x, where, split, tok)
         return tuple(_tokens(s, f"{where}, sentence {k}") for k, s in enumerate(sents))
     if tok is not None and isinstance(x, str):
         x = tok(x)

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import engine
+from . import host as engine
 from .inputs import fast_refs, split_texts, unordered
 
 __all__ = ["NgramResult", "ngram_overlap", "lcs_ngram_words"]
@@ -154,36 +154,3 @@ def _count(cands: Sequence, ref_lists: Any, orders: Tuple[int, ...], distinct: b
     return be.ngram_overlap(cands, ref_lists, orders, distinct, threads)
 
 
-def _python_overlap(cands: Sequence, ref_lists: Sequence, orders: Tuple[int, ...],
-                    distinct: bool) -> NgramResult:
-    """The fallback: Counters of n-gram tuples (tokens read and checked as the LCS engine's)."""
-    hits, cand_grams, ref_grams, ref_count = [], [], [], []
-    for i, texts in enumerate(engine._snap_batch(cands, ref_lists, refs=True)):
-        cand = engine._fix(texts[0], i, None)
-        refs = [engine._fix(t, i, j) for j, t in enumerate(texts[1:])]
-        ref_count.append(len(refs))
-        h_rows = [[0] * len(orders) for _ in refs]
-        r_rows = [[0] * len(orders) for _ in refs]
-        c_row = [0] * len(orders)
-        for k, n in enumerate(orders):
-            cc = _grams(cand, n)
-            c_row[k] = len(cc) if distinct else max(0, len(cand) - n + 1)
-            for h_row, r_row, ref in zip(h_rows, r_rows, refs):
-                rc = _grams(ref, n)
-                if distinct:
-                    h_row[k], r_row[k] = len(cc.keys() & rc.keys()), len(rc)
-                else:
-                    h_row[k] = sum(min(c, rc[g]) for g, c in cc.items() if g in rc)
-                    r_row[k] = max(0, len(ref) - n + 1)
-        hits += h_rows
-        ref_grams += r_rows
-        cand_grams.append(c_row)
-    K = len(orders)
-    as64 = lambda x: np.asarray(x, dtype=np.int64).reshape(-1, K)  # noqa: E731
-    return NgramResult(as64(hits), as64(cand_grams), as64(ref_grams), np.asarray(ref_count, dtype=np.int64))
-
-
-def _grams(toks: Sequence, n: int) -> Counter:
-    if n > len(toks):
-        return Counter()
-    return Counter(tuple(toks[p:p + n]) for p in range(len(toks) - n + 1))

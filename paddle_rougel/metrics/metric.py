@@ -6,8 +6,8 @@ Paddle's ``Metric`` interface needs (``compute``, ``update``, ``accumulate``,
 ``name``), the conversion of network output, and distributed sync.  This
 module imports paddle only when a metric is created.
 
-The metric classes themselves live in their metric modules; ``metric.RougeL``
-and ``metric.RougeLsum`` are read through from there.
+The metric classes themselves live in their metric modules (the old
+``paddle_rougel.metric.RougeL`` is answered by :mod:`paddle_rougel.compat`).
 """
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from . import scoring
-from ._paddle import all_gather_rows, all_reduce, import_paddle
+from ..core import scoring
+from .distributed import all_gather_rows, all_reduce, import_paddle
 from .accumulators import Accumulator
-from .settings import keywords_checked, reject_unknown  # noqa: F401 - its home is settings; read here by the metric classes
+from ..core.signature import signature
+from ..core.settings import keywords_checked, reject_unknown  # noqa: F401 - its home is settings; read here by the metric classes
 
-__all__ = ["PaddleMetric", "RougeL", "RougeLsum", "RougeN", "reject_unknown", "register_with_paddle"]
+__all__ = ["PaddleMetric", "reject_unknown", "register_with_paddle"]
 
 _REGISTERED = False
 
@@ -76,9 +77,7 @@ class PaddleMetric:
 
     def signature(self) -> str:
         """Every setting that changes the number, as one line (sacreBLEU style)."""
-        from . import __version__
-
-        return f"{self._acc.metric_name}|{self._acc.settings.signature()}|v:{__version__}"
+        return signature([(self._acc.metric_name, None, (), self._acc.settings)], version=True)
 
     def reset(self) -> None:
         """Forget every instance."""
@@ -147,13 +146,6 @@ class PaddleMetric:
 def copied(s: scoring.Score) -> scoring.Score:
     return scoring.Score(*(np.array(a, dtype=np.float64) for a in s))
 
-
-def __getattr__(name: str):
-    if name in ("RougeL", "RougeLsum", "RougeN"):
-        from . import metrics
-
-        return metrics.METRICS[name].paddle_class
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if "paddle" in sys.modules:  # paddle already loaded: issubclass holds from the start

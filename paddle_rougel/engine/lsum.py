@@ -53,9 +53,9 @@ from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import engine
+from . import host as engine
 from .inputs import Batch, as_str, check_tokens, ids_against_text, locate, ref_items, unordered, what_is
-from .lcs_step import advance_left
+from ..core.lcs_step import advance_left
 
 __all__ = ["SPLITS", "SCRATCH_BYTES", "split_sentences", "LsumResult", "lsum_batch", "lcs_positions",
            "union_hits", "make_lsum_batch", "score_batch"]
@@ -121,7 +121,7 @@ class LsumResult(NamedTuple):
 
 # ------------------------------------------------------------------ inputs
 
-def _summary(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> tuple:
+def summary_of(x: Any, where: str, split: str, tokenizer: Optional[Callable]) -> tuple:
     """A summary as a tuple of sentence snapshots (str, tuple or read-only int array)."""
     if isinstance(x, str):
         x = split_sentences(as_str(x), split)  # a str subclass: its str value (as everywhere)
@@ -151,7 +151,7 @@ def _ref_list(refs: Any, index: int) -> tuple:
     return ref_items(refs, index, "reference summaries")
 
 
-def _all_text(cands: Sequence, ref_lists: Sequence) -> bool:
+def all_text(cands: Sequence, ref_lists: Sequence) -> bool:
     """Every candidate a str, every ref_list a non-empty list/tuple of str."""
     return (set(map(type, cands)) <= {str} and set(map(type, ref_lists)) <= {list, tuple}
             and all(ref_lists) and set(map(type, itertools.chain.from_iterable(ref_lists))) <= {str})
@@ -189,7 +189,7 @@ def make_lsum_batch(cands: Sequence, ref_lists: Sequence, split: str = "newline"
     def one(x, where):
         if raw_text and type(x) is str:
             return x
-        return _summary(x, where, split, tokenizer)
+        return summary_of(x, where, split, tokenizer)
 
     c_out, r_out = [], []
     for i, (c, refs) in enumerate(zip(cands, ref_lists)):
@@ -223,7 +223,7 @@ def _tokens_batch(cands: tuple, ref_lists: tuple, threads: Optional[int] = None,
 _FLAT = re.compile(r"^instance (\d+), reference (\d+)")
 
 
-def _rename(msg: str, cands: tuple, ref_lists: tuple) -> str:
+def rename_flat(msg: str, cands: tuple, ref_lists: tuple) -> str:
     """A back end's reader (the C one) names a token by its flat sentence index; name the summary and sentence."""
     m = _FLAT.match(msg)
     if not m:
@@ -303,7 +303,7 @@ def _block_rows(m: int) -> int:
     return math.isqrt(m - 1) + 1
 
 
-def _pair_scratch(n: int, m: int) -> int:
+def pair_scratch(n: int, m: int) -> int:
     """Bytes of LCS rows a candidate sentence of n tokens needs at least against a reference
     sentence of m, checkpointed (0 for n <= 64), as ``lsum_pair_scratch`` in the C kernel."""
     if n <= 64 or m <= 0:
@@ -312,7 +312,7 @@ def _pair_scratch(n: int, m: int) -> int:
     return (-(-m // k) - 1 + k) * -(-n // 64) * 8
 
 
-def _pairs(masks: dict, n: int, b: Sequence) -> List[Tuple[int, int]]:
+def lcs_pairs_of(masks: dict, n: int, b: Sequence) -> List[Tuple[int, int]]:
     """:func:`backtrack_pairs` of (b, a) within SCRATCH_BYTES: the whole table of rows when it
     fits, else rows checkpointed every k and a block recomputed (up to the walk's column)
     when the walk enters it."""
@@ -336,11 +336,11 @@ def _pairs(masks: dict, n: int, b: Sequence) -> List[Tuple[int, int]]:
 
 
 def _positions(masks: dict, n: int, b: Sequence) -> List[int]:
-    """The positions in b of :func:`_pairs`."""
-    return [q for q, _ in _pairs(masks, n, b)]
+    """The positions in b of :func:`lcs_pairs_of`."""
+    return [q for q, _ in lcs_pairs_of(masks, n, b)]
 
 
-def _masks(a: Sequence) -> dict:
+def bit_masks(a: Sequence) -> dict:
     masks: dict = {}
     for p, t in enumerate(a):
         masks[t] = masks.get(t, 0) | (1 << p)
@@ -349,11 +349,11 @@ def _masks(a: Sequence) -> dict:
 
 def lcs_positions(ref: Sequence, cand: Sequence) -> List[int]:
     """Positions in ``ref`` of the LCS of (ref, cand) that rouge-score's ``lcs_ind`` returns."""
-    ref = engine._fix(engine._snap(ref, 0, 0), 0, 0)
-    cand = engine._fix(engine._snap(cand, 0, None), 0, None)
+    ref = engine.fix_tokens(engine.snap_text(ref, 0, 0), 0, 0)
+    cand = engine.fix_tokens(engine.snap_text(cand, 0, None), 0, None)
     if not ref or not cand:
         return []
-    return _positions(_masks(cand), len(cand), ref)
+    return _positions(bit_masks(cand), len(cand), ref)
 
 
 def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
@@ -368,7 +368,7 @@ def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
     for c in cand_sents:
         if not len(c):
             continue
-        masks = _masks(c)
+        masks = bit_masks(c)
         for r, mark in zip(ref_sents, marked):
             if r:
                 for q in _positions(masks, len(c), r):
@@ -382,34 +382,3 @@ def union_hits(cand_sents: Sequence, ref_sents: Sequence) -> int:
     return hits
 
 
-def _check_scratch(i: int, cand: list, refs: list) -> None:
-    """The pair of instance i with the most LCS rows must fit in SCRATCH_BYTES (checkpointed):
-    else the C kernel's ValueError, word for word."""
-    n, c = max(((len(s), k) for k, s in enumerate(cand)), default=(0, 0), key=lambda x: x[0])
-    if n <= 64:
-        return
-    m, j, s = max(((len(x), j, k) for j, r in enumerate(refs) for k, x in enumerate(r)),
-                  default=(0, 0, 0), key=lambda x: x[0])
-    need = _pair_scratch(n, m)
-    if need > SCRATCH_BYTES:
-        raise ValueError(f"instance {i}: candidate sentence {c} ({n} tokens) against reference {j}, "
-                         f"sentence {s} ({m} tokens): ROUGE-Lsum needs {need} bytes of LCS scratch, over "
-                         f"the limit of {SCRATCH_BYTES} (paddle_rougel.lsum.SCRATCH_BYTES); split these "
-                         "sentences")
-
-
-def _python_batch(cands: tuple, ref_lists: tuple, ref_count: np.ndarray, base: int = 0) -> LsumResult:
-    hits, cand_len, ref_len = [], [], []
-    snaps = []
-    for i, (c, refs) in enumerate(zip(cands, ref_lists)):
-        c = [engine._fix(engine._snap(s, i, None), i, None) for s in c]
-        refs = [[engine._fix(engine._snap(s, i, j), i, j) for s in r] for j, r in enumerate(refs)]
-        _check_scratch(base + i, c, refs)  # every instance before any work, as the C kernel
-        snaps.append((c, refs))
-    for c, refs in snaps:
-        cand_len.append(sum(map(len, c)))
-        for r in refs:
-            ref_len.append(sum(map(len, r)))
-            hits.append(union_hits(c, r))
-    as64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
-    return LsumResult(as64(hits), as64(cand_len), as64(ref_len), ref_count)

@@ -21,19 +21,15 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
-from . import engine, scoring
-from .settings import keywords_checked
+from ..engine import host as engine
+from ..core import scoring
+from ..core.settings import keywords_checked
 from .dedup import Dedup, deduplicate
-from .functional import RougeLOutput
-from .hints import SAMPLE
+from ..core.scoring import RougeLOutput
+from ..core.hints import SAMPLE
 from .join import check_memory, settings_of, token_texts
 
 __all__ = ["rouge_l_matrix", "deduplicate", "Dedup"]
-
-_ROWS = 256  # rows of F computed in float64 at a time (the float64 temporaries stay small)
-
 
 _texts = token_texts
 
@@ -41,25 +37,6 @@ _texts = token_texts
 def _lcs_matrix(texts: list, q: int, threads: Optional[int]):
     """(lcs int32 [Q, C], lengths int64 [Q + C]) of texts = queries + choices."""
     return engine.get_backend().lcs_matrix(texts, q, threads)
-
-
-def _prf(lcs: np.ndarray, qlen: np.ndarray, clen: np.ndarray, a: float):
-    p, r = scoring.precision_recall(lcs, qlen[:, None], clen[None, :])
-    return scoring.f_measure(p, r, scoring.Weighting(None, a)), p, r
-
-
-def _python_scores(lcs: np.ndarray, lens: np.ndarray, q: int, a: float, with_pr: bool, f64: bool) -> list:
-    """The Python back end's ``score_matrix``: scoring.py itself, float32 [Q, C] arrays of F
-    (and P, R) computed _ROWS rows at a time; ``f64``: [F] in float64, at once."""
-    qlen, clen = lens[:q], lens[q:]
-    if f64:
-        return [_prf(lcs, qlen, clen, a)[0]]
-    out = [np.empty(lcs.shape, dtype=np.float32) for _ in range(3 if with_pr else 1)]
-    for lo in range(0, q, _ROWS):
-        hi = min(q, lo + _ROWS)
-        for dst, src in zip(out, _prf(lcs[lo:hi], qlen[lo:hi], clen, a)):
-            dst[lo:hi] = src
-    return out
 
 
 @keywords_checked

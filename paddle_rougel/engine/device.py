@@ -63,7 +63,7 @@ from typing import Iterator, List, Optional
 import numpy as np
 import paddle
 
-from .lcs_step import advance
+from ..core.lcs_step import advance
 
 __all__ = ["lcs_device", "lcs_masked"]
 

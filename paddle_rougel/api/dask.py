@@ -27,8 +27,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import candidates as cand
-from . import scoring
+from ..engine import candidates as cand
+from ..core import scoring
 from .dedup import Dedup, exact_rows, prepare, resolve
 from .join import Join, check_threshold, encode_sides, settings_of, token_texts, verify
 

@@ -25,14 +25,17 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from . import __version__, accumulators, engine, scoring
-from .metrics import METRICS, resolve_type, rouge_types as _types
-from .metrics.rouge_l import RougeLAccumulator, rouge_l
-from .metrics.rouge_lsum import rouge_lsum
-from .metrics.rouge_n import RougeNAccumulator, rouge_n
-from .ngrams import lcs_ngram_words, ngram_overlap
-from .scoring import RougeLOutput
-from .settings import SettingsError, keywords_checked, suggest
+from ..core.signature import signature
+from ..metrics import accumulators
+from ..engine import host as engine
+from ..core import scoring
+from ..metrics import METRICS, resolve_type, rouge_types as _types
+from ..metrics.rouge_l import RougeLAccumulator, rouge_l
+from ..metrics.rouge_lsum import rouge_lsum
+from ..metrics.rouge_n import RougeNAccumulator, rouge_n
+from ..engine.ngrams import lcs_ngram_words, ngram_overlap
+from ..core.scoring import RougeLOutput
+from ..core.settings import SettingsError, keywords_checked, suggest
 
 __all__ = ["RougeLOutput", "rouge_l", "rouge_lsum", "rouge_n", "lcs_length", "compute", "compare",
            "ROUGE_TYPES", "signature", "score_all"]
@@ -42,20 +45,6 @@ lcs_length = engine.lcs_length
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")  # the usual ones; rougeN for any n
 _DEFAULTS = {"multi_ref": "max_pr", "tokenize": "char", "normalize": "none", "stem": False,
              "split": "newline", "distinct": False}  # left None: gamma, alpha, lowercase
-
-
-def signature(parts: List[tuple]) -> str:
-    """One signature of several types: ``rouge1+rougeL|<every setting, once>``.
-
-    ``parts``: ``(type name, spec, params, settings)``; a setting the type name
-    fixes (ROUGE-N's ``n:2``) is said by the name and left out."""
-    names, seen = [], []
-    for name, _spec, params, settings in parts:
-        names.append(name)
-        for part in settings.signature().split("|"):
-            if part.split(":", 1)[0] not in params and part not in seen:
-                seen.append(part)
-    return "|".join(["+".join(names), *seen])
 
 
 def _settings_values(preset: Optional[str], given: Dict[str, Any]) -> Dict[str, Any]:
@@ -148,7 +137,7 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     score_all(accs, predictions, references)
     out = _results(accs, per_instance, aggregate, seed)
     out["count"] = len(predictions)
-    out["signature"] = f"{signature(parts)}|v:{__version__}"
+    out["signature"] = signature(parts, version=True)
     if aggregate != "mean":
         out["signature"] += f"|agg:{aggregate}:seed:{'global' if seed is None else int(seed)}"
     return out
@@ -200,7 +189,7 @@ def _peer_names(stem, use_stemmer, tokenize, tokenizer, split, split_summaries) 
 
 
 def _check_aggregate(aggregate: str, seed: Optional[int]) -> None:
-    from .aggregate import AGGREGATES
+    from ..stats.aggregate import AGGREGATES
 
     if aggregate not in AGGREGATES:
         raise ValueError(f"compute: aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}"
@@ -214,7 +203,7 @@ def _results(accs: Dict[str, Any], per_instance: bool, aggregate: str, seed: Opt
     out: dict = {}
     per: dict = {}
     if aggregate == "bootstrap_mid":
-        from .aggregate import bootstrap_mid
+        from ..stats.aggregate import bootstrap_mid
 
         rows = {}
         for name, acc in accs.items():
@@ -247,7 +236,7 @@ def _check_type_options(parts: List[tuple], given: Dict[str, Any]) -> None:
             continue
         owner = next(s for s in METRICS.values() if s.key is not None and key in {o.key for o in s.options})
         if key == "split":
-            from .lsum import SPLITS
+            from ..engine.lsum import SPLITS
 
             if value not in SPLITS:
                 raise ValueError(f"compute: split must be one of {', '.join(SPLITS)}, got {value!r}")
@@ -323,7 +312,7 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
     ``difference`` (B - A), its interval ``low``/``high``, ``p_value`` (two-sided).
 
     >>> from paddle_rougel.metrics.rouge_l import RougeLAccumulator, RougeLSettings
-    >>> from paddle_rougel.inputs import make_batch
+    >>> from paddle_rougel.engine.inputs import make_batch
     >>> a, b = RougeLAccumulator(RougeLSettings()), RougeLAccumulator(RougeLSettings())
     >>> refs = [["abcd"]] * 40
     >>> a.add(make_batch(["abxx"] * 40, refs)); b.add(make_batch(["abcx"] * 40, refs))
@@ -336,5 +325,5 @@ def compare(system_a: Any, system_b: Any, method: str = "paired_bootstrap",
 
     gather = None
     if getattr(system_a, "sync_dist", False) or getattr(system_b, "sync_dist", False):
-        from ._paddle import all_gather_rows as gather
+        from ..metrics.distributed import all_gather_rows as gather
     return accumulators.compare(acc(system_a), acc(system_b), method, resamples, confidence, seed, gather)
