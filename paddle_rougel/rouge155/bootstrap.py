@@ -16,7 +16,12 @@ from typing import List, Sequence
 
 import numpy as np
 
-__all__ = ["drand48_first", "resample_indices", "averages"]
+try:
+    from .. import _r155 as _ext
+except ImportError:  # the pure-Python build: numpy draws
+    _ext = None
+
+__all__ = ["drand48_first", "resample_indices", "resample_sums", "averages"]
 
 _A = np.uint64(0x5DEECE66D)
 _C = np.uint64(0xB)
@@ -82,16 +87,7 @@ def averages(rows: Sequence[Sequence[float]], resamples: int, conf: float, token
         raise ZeroDivisionError("Illegal division by zero")
     samples = np.zeros((resamples, 3))
     if n:
-        step = max(1, chunk // n)
-        for first in range(0, resamples, step):
-            stop = min(resamples, first + step)
-            idx = resample_indices(first, stop, n)
-            for c in range(3):
-                drawn = vals[:, c][idx]
-                acc = drawn[0].copy()
-                for row in drawn[1:]:      # the draws added in order, as the script (no pairwise sum)
-                    acc += row
-                samples[first:stop, c] = acc
+        samples = resample_sums(vals, resamples, chunk)
         if not token_level:
             samples /= n
         else:
@@ -103,3 +99,24 @@ def averages(rows: Sequence[Sequence[float]], resamples: int, conf: float, token
                 f = np.where(den > 0, (r * pr) / np.where(den > 0, den, 1), 0.0)
             samples = np.stack([r, pr, f], axis=1)
     return tuple(_ranked_stats(samples[:, c], conf, resamples) for c in range(3))
+
+
+def resample_sums(vals: np.ndarray, resamples: int, chunk: int = 1 << 22) -> np.ndarray:
+    """[resamples, 3]: each resample's sums of the drawn rows of ``vals`` ([n, 3] float64), the
+    draws added in order as the script adds them (no pairwise sum): the C kernel, else numpy."""
+    n = len(vals)
+    if _ext is not None:
+        sums = _ext.boot_sums(np.ascontiguousarray(vals, dtype=np.float64).tobytes(), resamples)
+        return np.frombuffer(sums, dtype=np.float64).reshape(resamples, 3).copy()
+    samples = np.zeros((resamples, 3))
+    step = max(1, chunk // n)
+    for first in range(0, resamples, step):
+        stop = min(resamples, first + step)
+        idx = resample_indices(first, stop, n)
+        for c in range(3):
+            drawn = vals[:, c][idx]
+            acc = drawn[0].copy()
+            for row in drawn[1:]:
+                acc += row
+            samples[first:stop, c] = acc
+    return samples

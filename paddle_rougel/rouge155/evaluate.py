@@ -8,10 +8,10 @@ script does, whatever ``-m`` said: the state carries over, as there).
 """
 from __future__ import annotations
 
+from array import array
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
-
-from array import array
 
 from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
@@ -21,7 +21,7 @@ try:
 except ImportError:  # the pure-Python build: the reference kernels
     _C = None
 
-__all__ = ["Options", "Evaluator", "f5", "prf", "weighted_hits"]
+__all__ = ["Options", "Evaluator", "f5", "prf", "lcs_hits", "weighted_hits"]
 
 
 def f5(x: float) -> str:
@@ -61,13 +61,17 @@ def prf(model_count, hits, peer_count, alpha: float, power: Optional[float] = No
 
 
 class Evaluator:
-    """Scores peers against models, reading each file once per length setting."""
+    """Scores peers against models, reading each file once per length setting.
+
+    A file's tokens are int32 ids (one vocabulary of the tokens after the stopword filter and
+    stemming; each distinct raw token filtered and stemmed once per stemming state)."""
 
     def __init__(self, opts: Options):
         self.o = opts
         self._snts: Dict[tuple, List[str]] = {}
-        self._tok_cache: Dict[tuple, list] = {}
+        self._files: Dict[tuple, FileData] = {}
         self._vocab: Dict[str, int] = {}
+        self._memo: Dict[bool, Dict[str, int]] = {}
 
     def sentences(self, path: str, fmt) -> List[str]:
         key = (path, fmt)
@@ -75,116 +79,104 @@ class Evaluator:
             self._snts[key] = read_sentences(path, fmt)
         return self._snts[key]
 
-    def _toks(self, text) -> List[str]:
+    def _new_id(self, raw: str) -> int:
         o = self.o
-        return tokens(text, o.stopwords, o.table if o.stem_now else None)
+        got = tokens(raw, o.stopwords, o.table if o.stem_now else None)
+        return self._vocab.setdefault(got[0], len(self._vocab)) if got else -1
 
-    def _text(self, path, fmt):
-        o = self.o
-        return read_text(self.sentences(path, fmt), o.length_limit, o.byte_limit)
+    def _ids(self, text: Optional[str]) -> array:
+        """The ids of a normalized text's tokens (``tokens``: filtered, stemmed if in force)."""
+        if not text:
+            return array("i")
+        memo = self._memo.setdefault(self.o.stem_now, {})
+        words = text.split(" ")   # normalized: single spaces, none at the ends
+        get = memo.get
+        ids = [get(t, -2) for t in words]
+        if -2 in ids:
+            for t in words:
+                if t not in memo:
+                    memo[t] = self._new_id(t)
+            ids = [memo[t] for t in words]
+        return array("i", [i for i in ids if i >= 0])
 
-    def _units(self, path, fmt):
-        o = self.o
-        return read_units(self.sentences(path, fmt), o.length_limit, o.byte_limit)
-
-    def _cached(self, key, make):
-        got = self._tok_cache.get(key)
+    def file(self, path, fmt, stem: Optional[bool] = None) -> "FileData":
+        """A summary's token ids under the stemming ``stem`` (None: the state in force), cached."""
+        stem = self.o.stem_now if stem is None else stem
+        got = self._files.get((path, fmt, stem))
         if got is None:
-            got = self._tok_cache[key] = make()
-        return got
-
-    def _ids(self, toks) -> array:
-        v = self._vocab
-        return array("i", [v.setdefault(t, len(v)) for t in toks])
-
-    def unit_ids(self, path, fmt):
-        """(int32 ids of every unit's tokens end to end, int64 unit offsets) as bytes (cached)."""
-        def make():
-            units = self.unit_tokens(path, fmt)
-            offs = array("q", [0])
-            flat = array("i")
-            for u in units:
-                flat.extend(self._ids(u))
-                offs.append(len(flat))
-            return flat.tobytes(), offs.tobytes()
-        return self._cached((path, fmt, "uid", self.o.stem_now), make)
-
-    def gram_keys(self, path, fmt, kind: str, n: int):
-        """(units, count) of ``readText``'s tokens: int64 keys (bytes) for the C overlap, or a
-        Counter when the ids do not pack (n-grams of a vocabulary too large for 64 bits)."""
-        o = self.o
-
-        def make():
-            toks = self.text_tokens(path, fmt)
-            if kind == "S":
-                if _C is None:
-                    return skip_bigram_counts(toks, o.skip, o.unigrams)
-                keys = _C.skip_keys(self.text_ids(path, fmt), int(o.skip), bool(o.unigrams))
-                return keys, len(keys) // 8
-            bits = 63 // n
-            if _C is None or len(self._vocab) + len(toks) >= (1 << bits) - 1:
-                return ngram_counts(toks, n)
-            keys = _C.ngram_keys(self.text_ids(path, fmt), n, bits)
-            return keys, len(keys) // 8
-        return self._cached((path, fmt, kind, n, o.skip, o.unigrams, self.o.stem_now), make)
-
-    def text_ids(self, path, fmt) -> bytes:
-        """int32 ids of ``readText``'s tokens (cached)."""
-        return self._cached((path, fmt, "tid", self.o.stem_now), lambda: self._ids(self.text_tokens(path, fmt)).tobytes())
-
-    def unigrams(self, path, fmt):
-        """(Counter of ``readText``'s tokens, their number): the clipping counts (cached: copy
-        before changing)."""
-        return self._cached((path, fmt, "u1", self.o.stem_now), lambda: ngram_counts(self.text_tokens(path, fmt), 1))
-
-    def _units_and_ids(self, path, fmt):
-        return self.unit_tokens(path, fmt), (self.unit_ids(path, fmt) if _C is not None else None)
-
-    def text_tokens(self, path, fmt) -> List[str]:
-        """The tokens of ``readText``'s text of a file under the stemming now in force (cached)."""
-        key = (path, fmt, "text", self.o.stem_now)
-        got = self._tok_cache.get(key)
-        if got is None:
-            if self.o.length_limit == 0 and self.o.byte_limit == 0:
-                # no limit: the text is the sentences joined by spaces, normalized byte by byte,
-                # so its tokens are the units' tokens end to end (tokenized once)
-                got = [t for unit in self.unit_tokens(path, fmt) for t in unit]
-            else:
-                got = self._toks(self._text(path, fmt))
-            self._tok_cache[key] = got
-        return got
-
-    def unit_tokens(self, path, fmt) -> List[List[str]]:
-        """The tokens of each of ``readText_LCS``'s units of a file (cached likewise)."""
-        key = (path, fmt, "units", self.o.stem_now)
-        got = self._tok_cache.get(key)
-        if got is None:
-            got = self._tok_cache[key] = [self._toks(u) for u in self._units(path, fmt)]
-        return got
-
-    def _model_pass(self, fn, *args):
-        """Run ``fn`` as the script runs a model's tokenizer under -M."""
-        if self.o.model_stem:
-            self.o.stem_now = True
+            saved, self.o.stem_now = self.o.stem_now, stem
             try:
-                return fn(*args)
+                got = self._files[(path, fmt, stem)] = self._load(path, fmt)
             finally:
-                self.o.stem_now = False
-        return fn(*args)
+                self.o.stem_now = saved
+        return got
+
+    def _load(self, path, fmt) -> "FileData":
+        o = self.o
+        snts = self.sentences(path, fmt)
+        offs = array("q", [0])
+        flat = array("i")
+        for u in read_units(snts, o.length_limit, o.byte_limit):
+            flat.extend(self._ids(u))
+            offs.append(len(flat))
+        if o.length_limit == 0 and o.byte_limit == 0:
+            # the text is the sentences joined by spaces, normalized byte by byte: its tokens are
+            # the units' end to end
+            text = flat
+        else:
+            text = self._ids(read_text(snts, o.length_limit, o.byte_limit))
+        return FileData(flat, offs, text)
+
+    def grams(self, f: "FileData", kind: str, n: int, packed: bool = True):
+        """(grams, count) of a file's ``readText`` tokens: sorted int64 keys (bytes) for the C
+        overlap, or a Counter of id tuples (no C, ``packed`` False, or n-grams of a vocabulary
+        too large to pack in 64 bits); cached in the file's record."""
+        o = self.o
+        key = (kind, n, o.skip, o.unigrams, packed)
+        got = f.grams.get(key)
+        if got is not None:
+            return got
+        ids = f.text
+        if kind == "S":
+            if _C is None or not packed:
+                got = skip_bigram_counts(ids, o.skip, o.unigrams)
+            else:
+                keys = _C.skip_keys(f.text_bytes(), int(o.skip), bool(o.unigrams))
+                got = keys, len(keys) // 8
+        else:
+            bits = 63 // n
+            if _C is None or not packed or len(self._vocab) >= (1 << bits) - 1:
+                got = ngram_counts(ids, n)
+            else:
+                keys = _C.ngram_keys(f.text_bytes(), n, bits)
+                got = keys, len(keys) // 8
+        f.grams[key] = got
+        return got
+
+    def _model_file(self, path, fmt, under_m: bool) -> "FileData":
+        """A model's record, read as the script reads a model: under -M (``under_m``) with
+        stemming on, after which the script's ``$opt_m`` is off (whatever -m said)."""
+        if under_m and self.o.model_stem:
+            got = self.file(path, fmt, True)
+            self.o.stem_now = False
+            return got
+        return self.file(path, fmt)
 
     # ------------------------------------------------------------ ROUGE-N / ROUGE-S
     def _grams(self, peer, models, fmt, kind: str, n: int, model_stem: bool) -> list:
         o = self.o
-        pg, pc = self.gram_keys(peer, fmt, kind, n)
+        pf = self.file(peer, fmt)
+        pg, pc = self.grams(pf, kind, n)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            mg, mc = (self._model_pass(self.gram_keys, mp, fmt, kind, n) if model_stem
-                      else self.gram_keys(mp, fmt, kind, n))
+            mf = self._model_file(mp, fmt, model_stem)
+            mg, mc = self.grams(mf, kind, n)
             if isinstance(mg, bytes) and isinstance(pg, bytes):
                 hit = _C.clip_sorted(mg, pg)   # the keys are made sorted
-            else:
-                hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
+            else:   # one side unpacked (the vocabulary grew past the packing): both as Counters
+                pd, md = self.grams(pf, kind, n, False)[0], self.grams(mf, kind, n, False)[0]
+                hit = sum(min(c, pd[g]) for g, c in md.items() if g in pd)
             score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
             if o.mode == "B":
                 if score > best:
@@ -205,22 +197,14 @@ class Evaluator:
     def lcs(self, peer, models, fmt, weighted: bool) -> list:
         o = self.o
         w = o.weight
-        peer_units = self.unit_tokens(peer, fmt)
-        peer_ids = self.unit_ids(peer, fmt) if _C is not None else None
-        peer_1, peer_cn = self.unigrams(peer, fmt)
+        pf = self.file(peer, fmt)
+        peer_cn = len(pf.text)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            if weighted:
-                model_units, model_ids = self._units_and_ids(mp, fmt)
-            else:
-                model_units, model_ids = self._model_pass(self._units_and_ids, mp, fmt)
-            model_1 = dict(self._model_pass(self.unigrams, mp, fmt)[0])
-            peer_left = dict(peer_1)
-            masks = None
-            if _C is not None:
-                masks = _C.masks(*model_ids, *peer_ids, float(w) if weighted else 0.0)
-            hit, base = _lcs_hits(model_units, peer_units, model_1, peer_left, w if weighted else None, masks)
+            mu = self._model_file(mp, fmt, not weighted)   # ROUGE-W reads the units as they are
+            mt = self._model_file(mp, fmt, True)
+            hit, base = lcs_hits(mu, mt, pf, w if weighted else None)
             if weighted:
                 if base == 0:
                     raise ScriptError("Illegal division by zero at ROUGE-1.5.5.pl line 2455.\n")
@@ -237,6 +221,42 @@ class Evaluator:
                 cnt_t += cnt
                 cntp_t += cntp
         return prf(cnt_t, hit_t, cntp_t, o.alpha, w if weighted else None)
+
+
+class FileData:
+    """A summary's ids: ``units`` (``readText_LCS``'s, end to end) with their int64 ``offs``,
+    ``text`` (``readText``'s tokens), the n-gram / skip-bigram ``grams`` made of them."""
+
+    __slots__ = ("units", "offs", "text", "grams", "_b")
+
+    def __init__(self, units: array, offs: array, text: array):
+        self.units, self.offs, self.text = units, offs, text
+        self.grams: dict = {}
+        self._b = None
+
+    def bytes(self) -> tuple:
+        """(units, offsets) as bytes for the C kernels (made once)."""
+        if self._b is None:
+            self._b = (self.units.tobytes(), self.offs.tobytes(), self.text.tobytes())
+        return self._b[:2]
+
+    def text_bytes(self) -> bytes:
+        self.bytes()
+        return self._b[2]
+
+
+def lcs_hits(mu: FileData, mt: FileData, pf: FileData, weight: Optional[float]):
+    """(hits, base) of one model against the peer (``lcs`` / ``wlcs``; ``weight`` None: ROUGE-L):
+    the model's units from ``mu``, its clipping counts from ``mt``'s text (the two differ under
+    -M), the peer's units and counts from ``pf``.  The C kernel, else :func:`_lcs_hits` on the
+    reference masks."""
+    if _C is not None:
+        return _C.lcs_hits(*mu.bytes(), *pf.bytes(), mt.text_bytes(), pf.text_bytes(),
+                           0.0 if weight is None else float(weight))
+
+    def split(f):
+        return [list(f.units[f.offs[k]:f.offs[k + 1]]) for k in range(len(f.offs) - 1)]
+    return _lcs_hits(split(mu), split(pf), dict(Counter(mt.text)), dict(Counter(pf.text)), weight)
 
 
 def _lcs_hits(model_units, peer_units, model_1, peer_1, weight, masks=None):

@@ -84,24 +84,25 @@ def wlcs_mask(model: Sequence, peer: Sequence, mask: List[int], weight: float) -
     _mark(mask, b, m, n)
 
 
-def ngram_counts(toks: Sequence[str], n: int):
-    """``createNGram``: (Counter of the n-grams joined by spaces, their number)."""
-    grams = Counter(" ".join(toks[i:i + n]) for i in range(len(toks) - n + 1))
+def ngram_counts(toks: Sequence, n: int):
+    """``createNGram``: (Counter of the n-grams as tuples, their number)."""
+    grams = Counter(tuple(toks[i:i + n]) for i in range(len(toks) - n + 1))
     return grams, max(0, len(toks) - n + 1)
 
 
-def skip_bigram_counts(toks: Sequence[str], skip: int, unigrams: bool):
-    """``createSkipBigram``: skip-bigrams ``a b`` at most ``skip`` apart (any distance when
-    ``skip < 0``), and with ``unigrams`` (``-u``) each token's unigram except the last one's."""
+def skip_bigram_counts(toks: Sequence, skip: int, unigrams: bool):
+    """``createSkipBigram``: skip-bigrams ``(a, b)`` at most ``skip`` apart (any distance when
+    ``skip < 0``), and with ``unigrams`` (``-u``) each token's unigram ``(a,)`` except the last
+    one's."""
     g: Counter = Counter()
     count = 0
     last = len(toks) - 1
     for i in range(last):
         if unigrams:
-            g[toks[i]] += 1
+            g[(toks[i],)] += 1
             count += 1
         stop = last if skip < 0 else min(last, i + skip + 1)
         for j in range(i + 1, stop + 1):
-            g[toks[i] + " " + toks[j]] += 1
+            g[(toks[i], toks[j])] += 1
             count += 1
     return g, count

@@ -16,12 +16,13 @@ The script works on bytes (here: latin-1 text, one character a byte, ASCII-only 
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Callable, Dict, List, Optional
 
 from .stem import perl_split, stem_token
 
-__all__ = ["read_sentences", "read_text", "read_units", "normalize", "tokens", "ScriptError"]
+__all__ = ["read_latin1", "read_sentences", "read_text", "read_units", "normalize", "tokens", "ScriptError"]
 
 
 class ScriptError(Exception):
@@ -44,17 +45,31 @@ def _lines(data: str) -> List[str]:
     return lines
 
 
+def read_latin1(path: str) -> str:
+    """A file's bytes as latin-1 text (one character a byte); ScriptError if it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            chunks = []
+            while True:
+                b = os.read(fd, 1 << 16)
+                if not b:
+                    break
+                chunks.append(b)
+        finally:
+            os.close(fd)
+    except OSError:
+        raise ScriptError(f"Cannot open {path}\n") from None
+    return b"".join(chunks).decode("latin-1")
+
+
 def read_sentences(path: str, fmt: Optional[str]) -> List[str]:
     """The summary's sentences, lower-cased, as the script collects them (``@sntList``)."""
     kind = (fmt or "").upper() if fmt is not None and re.fullmatch(r"(?i)(SEE|ISI|SPL)\n?", fmt) else None
     if kind is None:
         raise ScriptError(f"Unknown input format: {'' if fmt is None else fmt}\n")
     kind = kind.strip()
-    try:
-        with open(path, "rb") as f:
-            data = f.read().decode("latin-1")
-    except OSError:
-        raise ScriptError(f"Cannot open {path}\n") from None
+    data = read_latin1(path)
     out = []
     for line in _lines(data):
         if kind == "SPL":
