@@ -104,3 +104,19 @@ def test_drand48_is_perls_rand():
     out = subprocess.run([oracle.perl(), "-e", code], capture_output=True, text=True, check=True).stdout
     want = [[int(x) for x in line.split()] for line in out.splitlines()]
     assert resample_indices(0, 100, 37).T.tolist() == want
+
+
+def test_vocabulary_past_the_4gram_packing(env, tmp_path):
+    """4-gram keys pack 15 bits an id: past 32,767 words the n-grams are counted as tuples
+    (the fallback of the C keys), the skip-bigrams still packed."""
+    data = env[0]
+    words = [f"w{i}x" for i in range(33000)]
+    (tmp_path / "peer").write_text("the cat sat on the mat\nw5x w6x w7x w8x\n")
+    (tmp_path / "model").write_text("\n".join(" ".join(words[i:i + 1000]) for i in range(0, 33000, 1000)) +
+                                    "\nthe cat sat on the mat w5x w6x w7x w8x\n")
+    (tmp_path / "config.xml").write_text(
+        f'<ROUGE_EVAL version="1.5.5"><EVAL ID="1"><PEER-ROOT>{tmp_path}</PEER-ROOT><MODEL-ROOT>{tmp_path}'
+        '</MODEL-ROOT><INPUT-FORMAT TYPE="SPL"></INPUT-FORMAT><PEERS><P ID="s">peer</P></PEERS><MODELS>'
+        '<M ID="1">model</M></MODELS></EVAL></ROUGE_EVAL>\n')
+    assert _check(["-e", data, "-n", "4", "-x", "-2", "4", "-U", "-a", "-d", "-r", "10",
+                   str(tmp_path / "config.xml")]) > 10

@@ -15,9 +15,9 @@ static int unit_mask(const int32_t *a, Py_ssize_t m, const int32_t *b, Py_ssize_
     Py_ssize_t i, j, W = n + 1;
     if (m == 0) return 0;
     for (j = 0; j <= n; j++) { c[j] = 0.0; len[j] = 0; }
-    for (i = 1; i <= m; i++) {
-        double *cp = c + (i - 1) * W, *cc = c + i * W;
-        int32_t *lp = len + (i - 1) * W, *lc = len + i * W;
+    for (i = 1; i <= m; i++) {   /* two rows of scores and run lengths; every row of steps */
+        double *cp = c + ((i - 1) & 1) * W, *cc = c + (i & 1) * W;
+        int32_t *lp = len + ((i - 1) & 1) * W, *lc = len + (i & 1) * W;
         unsigned char *d = dir + i * W;
         int32_t x = a[i - 1];
         cc[0] = 0.0; lc[0] = 0;
@@ -59,10 +59,10 @@ static int all_masks(const int32_t *mid, const int64_t *moff, Py_ssize_t mu, con
     Py_ssize_t u, v, maxm = 0, maxn = 0;
     for (u = 0; u < mu; u++) if (moff[u + 1] - moff[u] > maxm) maxm = moff[u + 1] - moff[u];
     for (v = 0; v < pu; v++) if (poff[v + 1] - poff[v] > maxn) maxn = poff[v + 1] - poff[v];
-    size_t cells = (size_t)(maxm + 1) * (size_t)(maxn + 1);
+    size_t cells = (size_t)(maxm + 1) * (size_t)(maxn + 1), row = 2 * (size_t)(maxn + 1);
     unsigned char *dir = malloc(cells ? cells : 1);
-    double *c = malloc(sizeof(double) * (cells ? cells : 1));
-    int32_t *len = malloc(sizeof(int32_t) * (cells ? cells : 1));
+    double *c = malloc(sizeof(double) * row);
+    int32_t *len = malloc(sizeof(int32_t) * row);
     int rc = -1;
     if (dir && c && len) {
         memset(mask, 0, total);

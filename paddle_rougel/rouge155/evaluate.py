@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
+from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, weighted_hit, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
 
 try:
@@ -300,6 +300,9 @@ def _lcs_hits(model_units, peer_units, model_1, peer_1, weight, masks=None):
 def weighted_hits(model, peer, weight: float) -> float:
     """ROUGE-W's hit of one model unit against one peer unit (``wlcs`` with one sentence each;
     no clipping can bite: a token matched once per side)."""
+    got = weighted_hit(model, peer, weight)
+    if got is not None:
+        return got
     m1 = {}
     for t in model:
         m1[t] = m1.get(t, 0) + 1
