@@ -50,3 +50,27 @@ def test_a_token_with_a_space_is_no_skip_bigram():
 
     hits, cn, rn, rc = skip_counts([["x y", "w"]], [[["x", "y"]]], 4, True)
     assert hits.tolist() == [0] and cn.tolist() == [2] and rn.tolist() == [2]
+
+
+def test_light_xml_tree_reads_configs_as_minidom(tmp_path, monkeypatch):
+    """rouge155's light DOM (xmltree) gives read_evals what minidom gives, and steps aside
+    (None) for a comment, CDATA, a DOCTYPE or a namespace prefix."""
+    from paddle_rougel.rouge155 import config, xmltree
+
+    cfg = oracle.write_cases(str(tmp_path / "cases"), 6, seed=3)
+    variants = [open(cfg).read(),
+                '<ROUGE_EVAL><EVAL ID="a&amp;1"><PEER-ROOT> /x &amp; y\n</PEER-ROOT><MODEL-ROOT>m</MODEL-ROOT>'
+                '<INPUT-FORMAT TYPE="SPL"/><PEERS><P ID="1">p&lt;1\n<b/>q</P></PEERS><MODELS><M ID="2">'
+                'm1</M><M ID="3"></M></MODELS></EVAL><EVAL ID="2"/></ROUGE_EVAL>',
+                '<?xml version="1.0"?>\n<ROUGE_EVAL><EVAL ID="1"><PEERS><P ID="1">a<!-- c -->b</P></PEERS>'
+                '</EVAL></ROUGE_EVAL>']
+    for k, text in enumerate(variants):
+        path = tmp_path / f"c{k}.xml"
+        path.write_text(text)
+        fast = config.read_evals(str(path))
+        with monkeypatch.context() as m:
+            m.setattr(xmltree, "parse", lambda data: None)
+            assert config.read_evals(str(path)) == fast, k
+    for odd in (b"<a><!-- c --></a>", b"<a><![CDATA[x]]></a>", b"<!DOCTYPE a><a/>", b"<x:a xmlns:x='u'/>",
+                b"<a><?pi x?></a>", b"<a>"):
+        assert xmltree.parse(odd) is None, odd

@@ -16,12 +16,9 @@ from typing import List, Sequence
 
 import numpy as np
 
-try:
-    from .. import _r155 as _ext
-except ImportError:  # the pure-Python build: numpy draws
-    _ext = None
+from .kernels import EXT as _ext   # None in the pure-Python build: numpy draws
 
-__all__ = ["drand48_first", "resample_indices", "resample_sums", "averages"]
+__all__ = ["drand48_first", "resample_indices", "resample_sums", "averages", "score_intervals", "compute_intervals"]
 
 _A = np.uint64(0x5DEECE66D)
 _C = np.uint64(0xB)
@@ -120,3 +117,32 @@ def resample_sums(vals: np.ndarray, resamples: int, chunk: int = 1 << 22) -> np.
                 acc += row
             samples[first:stop, c] = acc
     return samples
+
+
+def score_intervals(precision: Sequence[float], recall: Sequence[float], f_of, resamples: int = 1000,
+                    confidence: float = 95.0) -> tuple:
+    """The script's averages and intervals of per-instance figures (instance i its evaluation
+    ``"i+1"``): each R and P rounded to 5 decimals as its ``-t 0`` results are, F made from the
+    rounded two by ``f_of(p, r)`` (arrays) and rounded, drawn over the ids sorted as strings.
+    ((avg, low, high) of R, of P, of F)."""
+    p5 = np.array([float("%7.5f" % x) for x in np.asarray(precision, dtype=np.float64)])
+    r5 = np.array([float("%7.5f" % x) for x in np.asarray(recall, dtype=np.float64)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.asarray(f_of(p5, r5), dtype=np.float64)
+    f5 = np.array([float("%7.5f" % x) if np.isfinite(x) else 0.0 for x in f])
+    order = sorted(range(len(p5)), key=lambda k: str(k + 1))
+    rows = np.column_stack([r5, p5, f5])[order] if len(p5) else np.zeros((0, 3))
+    return averages(rows, resamples, confidence, False, 0.5)
+
+
+def compute_intervals(accs: dict) -> tuple:
+    """``compute(aggregate="rouge155")``: ({key: (low, high)}, {name: (P, R, F) averages}) of
+    each accumulator's per-instance figures, its F weighting (``settings.f``) applied to the
+    rounded P and R as the script does."""
+    intervals, mids = {}, {}
+    for name, acc in accs.items():
+        s = acc.per_instance()
+        (r, rl, rh), (p, pl, ph), (f, fl, fh) = score_intervals(s.precision, s.recall, acc.settings.f)
+        intervals.update({name: (fl, fh), f"{name}_precision": (pl, ph), f"{name}_recall": (rl, rh)})
+        mids[name] = (p, r, f)
+    return intervals, mids

@@ -13,11 +13,16 @@ import struct
 from typing import Dict, List, Optional, Tuple
 from xml.dom import Node, minidom
 
+from . import xmltree
 from .text import ScriptError
 
 __all__ = ["OPTSPEC", "getopts", "perl_num", "read_evals", "read_file_list", "db_key_count"]
 
 OPTSPEC = "ahHb:c:de:f:l:mMn:p:st:r:2:3:w:uUvxz:"
+_EVAL = re.compile(r"(?i)EVAL\n?")
+_INPUT = re.compile(r"(?i)INPUT-FORMAT\n?")
+_ROOT = re.compile(r"(?i)(PEER|MODEL)-ROOT\n?")
+_LISTS = re.compile(r"(?i)(PEERS|MODELS)\n?")
 _NUM = re.compile(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.I)
 
 
@@ -86,7 +91,10 @@ def _attr(node, name: str, evals_tag: str) -> str:
 def read_evals(path: str) -> Tuple[Dict[str, dict], List[str], List[str]]:
     """(evaluations by id, their ids in document order, the peer ids) of an XML config."""
     try:
-        doc = minidom.parse(path)
+        with open(path, "rb") as f:
+            doc = xmltree.parse(f.read())
+        if doc is None:   # more than elements and text: minidom's nodes
+            doc = minidom.parse(path)
     except (OSError, Exception) as e:  # noqa: BLE001 - XML::DOM dies on any parse error too
         raise ScriptError(f"{path}: {e}\n") from None
     evals: Dict[str, dict] = {}
@@ -108,23 +116,23 @@ def read_evals(path: str) -> Tuple[Dict[str, dict], List[str], List[str]]:
     def walk(node, eid):
         if node.nodeType == Node.ELEMENT_NODE:
             name = node.nodeName
-            if re.fullmatch(r"(?i)EVAL\n?", name):
+            if _EVAL.fullmatch(name):
                 eid = _attr(node, "ID", "EVAL")
                 if eid not in evals:
                     evals[eid] = {}
                     ids.append(eid)
                 for ch in node.childNodes:
                     walk(ch, eid)
-            elif re.fullmatch(r"(?i)INPUT-FORMAT\n?", name):
+            elif _INPUT.fullmatch(name):
                 fmt = _attr(node, "TYPE", "INPUT-FORMAT")
                 if not re.fullmatch(r"(?i)(SEE|ISI|SPL|SIMPLE)\n?", fmt):
                     raise ScriptError(f"Unknown input type: {fmt}\n")
                 need(eid)["IF"] = fmt
-            elif re.fullmatch(r"(?i)(PEER|MODEL)-ROOT\n?", name):
+            elif _ROOT.fullmatch(name):
                 for ch in node.childNodes:
                     if ch.nodeType == Node.TEXT_NODE:
                         need(eid)["PR" if name.upper().startswith("PEER") else "MR"] = _strip(ch.data)
-            elif re.fullmatch(r"(?i)(PEERS|MODELS)\n?", name):
+            elif _LISTS.fullmatch(name):
                 peer = name.upper().startswith("PEER")
                 tag = "P" if peer else "M"
                 for ch in node.childNodes:

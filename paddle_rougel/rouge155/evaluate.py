@@ -13,13 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, weighted_hit, wlcs_mask
+from .kernels import EXT, lcs_mask, ngram_counts, skip_bigram_counts, weighted_hit, wlcs_mask
 from .text import ScriptError, read_sentences, read_text, read_units, tokens
 
-try:
-    from .. import _r155 as _C
-except ImportError:  # the pure-Python build: the reference kernels
-    _C = None
+_C = EXT   # None in the pure-Python build: the reference kernels
 
 __all__ = ["Options", "Evaluator", "f5", "prf", "lcs_hits", "weighted_hits"]
 
@@ -167,18 +164,23 @@ class Evaluator:
         o = self.o
         pf = self.file(peer, fmt)
         pg, pc = self.grams(pf, kind, n)
+        key = (kind, n, o.skip, o.unigrams, True)
+        files, by_b = self._files, o.mode == "B"
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            mf = self._model_file(mp, fmt, model_stem)
-            mg, mc = self.grams(mf, kind, n)
+            mf = files.get((mp, fmt, o.stem_now)) if not (model_stem and o.model_stem) else None
+            if mf is None:
+                mf = self._model_file(mp, fmt, model_stem)
+            got = mf.grams.get(key)
+            mg, mc = got if got is not None else self.grams(mf, kind, n)
             if isinstance(mg, bytes) and isinstance(pg, bytes):
                 hit = _C.clip_sorted(mg, pg)   # the keys are made sorted
             else:   # one side unpacked (the vocabulary grew past the packing): both as Counters
                 pd, md = self.grams(pf, kind, n, False)[0], self.grams(mf, kind, n, False)[0]
                 hit = sum(min(c, pd[g]) for g, c in md.items() if g in pd)
-            score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
-            if o.mode == "B":
+            if by_b:
+                score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
                 if score > best:
                     best, hit_t, cnt_t, cntp_t = score, hit, mc, pc
             else:

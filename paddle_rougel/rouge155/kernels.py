@@ -14,11 +14,12 @@ from collections import Counter
 from typing import List, Sequence, Tuple
 
 try:
-    from .. import _r155 as _C
+    from .. import _r155 as EXT   # the one importer of the extension in this package
 except ImportError:  # the pure-Python build: the reference kernels here
-    _C = None
+    EXT = None
+_C = EXT
 
-__all__ = ["lcs_mask", "wlcs_mask", "ngram_counts", "skip_bigram_counts", "local_ids", "skip_overlaps",
+__all__ = ["EXT", "lcs_mask", "wlcs_mask", "ngram_counts", "skip_bigram_counts", "local_ids", "skip_overlaps",
            "weighted_hit"]
 
 
