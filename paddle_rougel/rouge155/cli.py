@@ -115,7 +115,7 @@ class Run:
             for mid in rec.get("MIDList", []):
                 mp = rec["Ms"].get(mid, "") if z else f"{root}/{rec['Ms'].get(mid, '')}"
                 if mp not in self.seen and not os.path.exists(mp):
-                    raise ScriptError(f"Cannot find model summary: {mp}\n")
+                    raise ScriptError(f"Cannot find model summary: {mp}\n", 2)   # $! of the -e test
                 self.seen.add(mp)
                 models.append(mp)
             yield f"{e}.{peer}", peer_path, models, rec.get("IF")
@@ -166,11 +166,11 @@ def _setup(opts: Dict[str, str], wordnet: Optional[str]) -> Options:
         with open(stop_path, "rb") as f:
             lines = f.read().decode("latin-1").split("\n")
     except OSError:
-        raise ScriptError(f"Cannot open {stop_path}\n") from None
+        raise ScriptError(f"Cannot open {stop_path}\n", 2) from None
     stop = {x: 1 for x in (lines[:-1] if lines[-1] == "" else lines)}
     if wordnet is None:
         if not os.path.exists(db_path):
-            raise ScriptError(f"Cannot open exception db file for reading: {db_path}\n")
+            raise ScriptError(f"Cannot open exception db file for reading: {db_path}\n", 2)
         keys = db_key_count(db_path)
         if keys is None:
             raise ScriptError(f"Cannot open exception db file for reading: {db_path}\n")
@@ -265,6 +265,6 @@ def main(argv: List[str], out=None) -> int:
     except ScriptError as e:
         out.flush()
         sys.stderr.write(str(e))
-        return 255
+        return e.status
     finally:
         out.flush()

@@ -12,6 +12,7 @@ import re
 import struct
 from typing import Dict, List, Optional, Tuple
 from xml.dom import Node, minidom
+from xml.parsers import expat
 
 from . import xmltree
 from .text import ScriptError
@@ -92,10 +93,17 @@ def read_evals(path: str) -> Tuple[Dict[str, dict], List[str], List[str]]:
     """(evaluations by id, their ids in document order, the peer ids) of an XML config."""
     try:
         with open(path, "rb") as f:
-            doc = xmltree.parse(f.read())
+            data = f.read()
+    except OSError as e:   # XML::DOM's parsefile
+        raise ScriptError(f"Couldn't open {path}:\n{e.strerror} at ROUGE-1.5.5.pl line 501.\n", e.errno or 255) from None
+    try:
+        doc = xmltree.parse(data)
         if doc is None:   # more than elements and text: minidom's nodes
-            doc = minidom.parse(path)
-    except (OSError, Exception) as e:  # noqa: BLE001 - XML::DOM dies on any parse error too
+            doc = minidom.parseString(data)
+    except expat.ExpatError as e:   # XML::Parser's message (expat's, at the same place)
+        raise ScriptError(f"{expat.ErrorString(e.code)} at line {e.lineno}, column {e.offset}, "
+                          f"byte {xmltree.error_byte(data, e.lineno, e.offset)} in {path}\n") from None
+    except Exception as e:  # noqa: BLE001 - XML::DOM dies on any parse error too
         raise ScriptError(f"{path}: {e}\n") from None
     evals: Dict[str, dict] = {}
     ids: List[str] = []
@@ -163,8 +171,8 @@ def read_file_list(path: str, fmt: str, system_id: str) -> Tuple[Dict[str, dict]
     try:
         with open(path, "rb") as f:
             data = f.read().decode("latin-1")
-    except OSError:
-        raise ScriptError(f"Cannot open {path}\n") from None
+    except OSError as e:
+        raise ScriptError(f"Cannot open {path}\n", e.errno or 255) from None
     evals: Dict[str, dict] = {}
     ids: List[str] = []
     n = 1

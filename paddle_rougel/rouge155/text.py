@@ -26,7 +26,13 @@ __all__ = ["read_latin1", "read_sentences", "read_text", "read_units", "normaliz
 
 
 class ScriptError(Exception):
-    """What the script dies with (its message, printed to stderr; exit status 255)."""
+    """What the script dies with: its message (printed to stderr) and exit status (Perl's
+    ``die`` exits with ``$!``, the errno of the last failed call, when it is set: 2 after a
+    missing file; else 255)."""
+
+    def __init__(self, message: str, status: int = 255):
+        super().__init__(message)
+        self.status = status
 
 
 _UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -58,8 +64,8 @@ def read_latin1(path: str) -> str:
                 chunks.append(b)
         finally:
             os.close(fd)
-    except OSError:
-        raise ScriptError(f"Cannot open {path}\n") from None
+    except OSError as e:
+        raise ScriptError(f"Cannot open {path}\n", e.errno or 255) from None
     return b"".join(chunks).decode("latin-1")
 
 

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 from xml.dom import Node
 from xml.parsers import expat
 
-__all__ = ["parse"]
+__all__ = ["parse", "error_byte"]
 
 
 class _Attr:
@@ -93,3 +93,9 @@ def parse(data: bytes) -> Optional[_Document]:
     except (_Other, expat.ExpatError):
         return None
     return doc
+
+
+def error_byte(data: bytes, line: int, column: int) -> int:
+    """The byte offset of expat's (line, column) in ``data`` (XML::Parser prints both)."""
+    lines = data.split(b"\n")
+    return sum(len(x) + 1 for x in lines[:max(0, line - 1)]) + column
