@@ -41,6 +41,8 @@ _UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz
 class _Memory(Evaluator):
     """The script's evaluator on sentences held in memory (keys instead of file names)."""
 
+    reads_files = False
+
     def __init__(self, opts: Options, texts: Dict[tuple, List[str]]):
         super().__init__(opts)
         self._texts = texts

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from .kernels import EXT, lcs_mask, ngram_counts, skip_bigram_counts, weighted_hit, wlcs_mask
-from .text import ScriptError, read_sentences, read_text, read_units, tokens
+from .text import ScriptError, is_spl, read_sentences, read_text, read_units, spl_unit_words, tokens
 
 _C = EXT   # None in the pure-Python build: the reference kernels
 
@@ -85,8 +85,10 @@ class Evaluator:
         """The ids of a normalized text's tokens (``tokens``: filtered, stemmed if in force)."""
         if not text:
             return array("i")
+        return self._word_ids(text.split(" "))   # normalized: single spaces, none at the ends
+
+    def _word_ids(self, words: List[str]) -> array:
         memo = self._memo.setdefault(self.o.stem_now, {})
-        words = text.split(" ")   # normalized: single spaces, none at the ends
         get = memo.get
         ids = [get(t, -2) for t in words]
         if -2 in ids:
@@ -108,11 +110,18 @@ class Evaluator:
                 self.o.stem_now = saved
         return got
 
+    reads_files = True   # an SPL file without a length limit is read in one pass (spl_unit_words)
+
     def _load(self, path, fmt) -> "FileData":
         o = self.o
-        snts = self.sentences(path, fmt)
         offs = array("q", [0])
         flat = array("i")
+        if self.reads_files and o.length_limit == 0 and o.byte_limit == 0 and is_spl(fmt):
+            for words in spl_unit_words(path):
+                flat.extend(self._word_ids(words))
+                offs.append(len(flat))
+            return FileData(flat, offs, flat)
+        snts = self.sentences(path, fmt)
         for u in read_units(snts, o.length_limit, o.byte_limit):
             flat.extend(self._ids(u))
             offs.append(len(flat))

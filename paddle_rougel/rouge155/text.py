@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional
 
 from .stem import perl_split, stem_token
 
-__all__ = ["read_latin1", "read_sentences", "read_text", "read_units", "normalize", "tokens", "ScriptError"]
+__all__ = ["read_latin1", "read_sentences", "spl_unit_words", "is_spl", "read_text", "read_units", "normalize", "tokens", "ScriptError"]
 
 
 class ScriptError(Exception):
@@ -95,6 +95,23 @@ def read_sentences(path: str, fmt: Optional[str]) -> List[str]:
 
 
 _BLANK = {c: " " for c in range(256) if not (chr(c).isascii() and (chr(c).isalnum() or chr(c) == "-"))}
+
+
+_SPL_TABLE = {**_BLANK, **{c: c + 32 for c in range(65, 91)}, 10: 10}   # lower case, blanks, \n kept
+_SPL = re.compile(r"(?i)SPL\n?")
+
+
+def spl_unit_words(path: str) -> List[List[str]]:
+    """An SPL file's ``readText_LCS`` units without a length limit, as their words: each
+    non-empty line lower-cased and normalized (:func:`normalize`), the whole file at once."""
+    data = read_latin1(path)
+    norm = data.replace("-", " - ").translate(_SPL_TABLE).split("\n")   # "-" adds no line
+    return [norm[k].split() for k, line in enumerate(data.split("\n")) if line]
+
+
+def is_spl(fmt) -> bool:
+    """The format ``read_sentences`` reads as SPL."""
+    return fmt is not None and _SPL.fullmatch(fmt) is not None
 
 
 def normalize(text: str) -> str:
