@@ -45,16 +45,28 @@ class Options:
 
 def prf(model_count, hits, peer_count, alpha: float, power: Optional[float] = None) -> list:
     """The script's result list from totals (``power``: ROUGE-W's inverse weighting)."""
-    def ratio(h, c):
-        if c == 0:
-            return f5(0)
-        r = h / c
-        return f5(r ** (1 / power) if power is not None else r)
-    r, p = ratio(hits, model_count), ratio(hits, peer_count)
+    if power is None:
+        r = "%7.5f" % (hits / model_count) if model_count != 0 else "0.00000"
+        p = "%7.5f" % (hits / peer_count) if peer_count != 0 else "0.00000"
+    else:
+        r = "%7.5f" % ((hits / model_count) ** (1 / power)) if model_count != 0 else "0.00000"
+        p = "%7.5f" % ((hits / peer_count) ** (1 / power)) if peer_count != 0 else "0.00000"
     rn, pn = float(r), float(p)
     den = (1 - alpha) * pn + alpha * rn
-    f = f5((pn * rn) / den) if den > 0 else f5(0)
+    f = "%7.5f" % ((pn * rn) / den) if den > 0 else "0.00000"
     return [model_count, hits, r, peer_count, p, f]
+
+
+class _Memo(dict):
+    """raw token -> id (-1: dropped), each new token filtered and stemmed once by ``make``."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, raw: str) -> int:
+        got = self[raw] = self.make(raw)
+        return got
 
 
 class Evaluator:
@@ -68,7 +80,7 @@ class Evaluator:
         self._snts: Dict[tuple, List[str]] = {}
         self._files: Dict[tuple, FileData] = {}
         self._vocab: Dict[str, int] = {}
-        self._memo: Dict[bool, Dict[str, int]] = {}
+        self._memo: Dict[bool, _Memo] = {}
 
     def sentences(self, path: str, fmt) -> List[str]:
         key = (path, fmt)
@@ -88,15 +100,10 @@ class Evaluator:
         return self._word_ids(text.split(" "))   # normalized: single spaces, none at the ends
 
     def _word_ids(self, words: List[str]) -> array:
-        memo = self._memo.setdefault(self.o.stem_now, {})
-        get = memo.get
-        ids = [get(t, -2) for t in words]
-        if -2 in ids:
-            for t in words:
-                if t not in memo:
-                    memo[t] = self._new_id(t)
-            ids = [memo[t] for t in words]
-        return array("i", [i for i in ids if i >= 0])
+        memo = self._memo.get(self.o.stem_now)
+        if memo is None:
+            memo = self._memo[self.o.stem_now] = _Memo(self._new_id)
+        return array("i", [i for i in map(memo.__getitem__, words) if i >= 0])
 
     def file(self, path, fmt, stem: Optional[bool] = None) -> "FileData":
         """A summary's token ids under the stemming ``stem`` (None: the state in force), cached."""
@@ -172,8 +179,9 @@ class Evaluator:
     def _grams(self, peer, models, fmt, kind: str, n: int, model_stem: bool) -> list:
         o = self.o
         pf = self.file(peer, fmt)
-        pg, pc = self.grams(pf, kind, n)
         key = (kind, n, o.skip, o.unigrams, True)
+        got = pf.grams.get(key)
+        pg, pc = got if got is not None else self.grams(pf, kind, n)
         files, by_b = self._files, o.mode == "B"
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
@@ -212,9 +220,12 @@ class Evaluator:
         peer_cn = len(pf.text)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
+        files = self._files
         for mp in models:
-            mu = self._model_file(mp, fmt, not weighted)   # ROUGE-W reads the units as they are
-            mt = self._model_file(mp, fmt, True)
+            mu = files.get((mp, fmt, o.stem_now)) if not o.model_stem else None
+            if mu is None:
+                mu = self._model_file(mp, fmt, not weighted)   # ROUGE-W reads the units as they are
+            mt = mu if not o.model_stem else self._model_file(mp, fmt, True)
             hit, base = lcs_hits(mu, mt, pf, w if weighted else None)
             if weighted:
                 if base == 0:
@@ -236,24 +247,19 @@ class Evaluator:
 
 class FileData:
     """A summary's ids: ``units`` (``readText_LCS``'s, end to end) with their int64 ``offs``,
-    ``text`` (``readText``'s tokens), the n-gram / skip-bigram ``grams`` made of them."""
+    ``text`` (``readText``'s tokens), the n-gram / skip-bigram ``grams`` made of them; ``ub``,
+    ``ob``, ``tb``: the three as bytes for the C kernels."""
 
-    __slots__ = ("units", "offs", "text", "grams", "_b")
+    __slots__ = ("units", "offs", "text", "grams", "ub", "ob", "tb")
 
     def __init__(self, units: array, offs: array, text: array):
         self.units, self.offs, self.text = units, offs, text
         self.grams: dict = {}
-        self._b = None
-
-    def bytes(self) -> tuple:
-        """(units, offsets) as bytes for the C kernels (made once)."""
-        if self._b is None:
-            self._b = (self.units.tobytes(), self.offs.tobytes(), self.text.tobytes())
-        return self._b[:2]
+        self.ub, self.ob = units.tobytes(), offs.tobytes()
+        self.tb = self.ub if text is units else text.tobytes()
 
     def text_bytes(self) -> bytes:
-        self.bytes()
-        return self._b[2]
+        return self.tb
 
 
 def lcs_hits(mu: FileData, mt: FileData, pf: FileData, weight: Optional[float]):
@@ -262,7 +268,7 @@ def lcs_hits(mu: FileData, mt: FileData, pf: FileData, weight: Optional[float]):
     -M), the peer's units and counts from ``pf``.  The C kernel, else :func:`_lcs_hits` on the
     reference masks."""
     if _C is not None:
-        return _C.lcs_hits(*mu.bytes(), *pf.bytes(), mt.text_bytes(), pf.text_bytes(),
+        return _C.lcs_hits(mu.ub, mu.ob, pf.ub, pf.ob, mt.tb, pf.tb,
                            0.0 if weight is None else float(weight))
 
     def split(f):
