@@ -152,8 +152,10 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     out = _results(accs, per_instance, aggregate, seed)
     out["count"] = len(predictions)
     out["signature"] = f"{signature(parts)}|v:{__version__}"
-    if aggregate != "mean":
+    if aggregate == "bootstrap_mid":
         out["signature"] += f"|agg:{aggregate}:seed:{'global' if seed is None else int(seed)}"
+    elif aggregate != "mean":
+        out["signature"] += f"|agg:{aggregate}"   # rouge155: the script's fixed draws
     return out
 
 

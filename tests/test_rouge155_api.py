@@ -105,3 +105,20 @@ def test_compute_aggregate_rouge155_is_the_scripts_bootstrap(env):
         for key, suffix in (("R", "_recall"), ("P", "_precision"), ("F", "")):
             lo, hi = out["intervals"][t + suffix]
             assert ("%7.5f" % out[t + suffix], "%7.5f" % lo, "%7.5f" % hi) == avg[(TAGS[t], key)], (t, key)
+
+
+def test_compute_aggregate_rouge155_takes_no_seed():
+    with pytest.raises(ValueError, match="seed= is for aggregate='bootstrap_mid'"):
+        compute(["a b"], ["a b"], aggregate="rouge155", seed=1)
+    out = compute(["a b c d"], [["a b x d"]], rouge_types=["rouge1"], preset="rouge155", aggregate="rouge155")
+    assert out["signature"].endswith("|agg:rouge155") and out["intervals"]["rouge1"] == (0.75, 0.75)
+
+
+def test_score_rejects_bad_options():
+    for kw, msg in ((dict(length_limit=5, byte_limit=5), "not both"), (dict(stem="porter"), "stem must be"),
+                    (dict(multi_ref="max_pr"), "multi_ref must be"), (dict(rouge_types=["rougeX"]), "unknown ROUGE type"),
+                    (dict(resamples=0), "resamples must be")):
+        with pytest.raises(ValueError, match=msg):
+            score(["a b"], [["a b"]], **kw)
+    with pytest.raises(ValueError, match="instance 0 has no reference"):
+        score(["a b"], [[]])
