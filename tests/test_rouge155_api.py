@@ -122,3 +122,5 @@ def test_score_rejects_bad_options():
             score(["a b"], [["a b"]], **kw)
     with pytest.raises(ValueError, match="instance 0 has no reference"):
         score(["a b"], [[]])
+    with pytest.raises(ValueError, match="rougeW of instance 1: the script dies here"):
+        score(["a b", "c d"], [["a b"], ["c d", ""]], rouge_types=["rougeW"])

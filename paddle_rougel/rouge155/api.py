@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import bootstrap
 from .evaluate import Evaluator, Options
 from .stem import EXC_DIR, data_home, exception_table
-from .text import read_latin1
+from .text import ScriptError, read_latin1
 
 __all__ = ["score", "TYPES"]
 
@@ -93,15 +93,23 @@ def _run(ev: _Memory, o: Options, name: str, m, ids: List[str], models: Dict[str
     """Each evaluation's result list (``@results``) under one type."""
     out = {}
     for e in ids:
-        if m.group("n"):
-            out[e] = ev.ngram(("p", e), models[e], "SPL", int(m.group("n")))
-        elif m.group("l") or m.group("w"):
-            out[e] = ev.lcs(("p", e), models[e], "SPL", bool(m.group("w")))
-        else:
-            o.skip = -1 if m.group("s") == "*" else int(m.group("s"))
-            o.unigrams = bool(m.group("u"))
-            out[e] = ev.skip_bigram(("p", e), models[e], "SPL")
+        try:
+            out[e] = _one(ev, o, m, e, models[e])
+        except ScriptError as err:   # ROUGE-W of an empty reference: the script dies
+            raise ValueError(f"score: {name} of instance {int(e) - 1}: the script dies here "
+                             f"({str(err).strip()})") from None
     return out
+
+
+def _one(ev: _Memory, o: Options, m, e: str, models: list) -> list:
+    """One evaluation's result list under one type."""
+    if m.group("n"):
+        return ev.ngram(("p", e), models, "SPL", int(m.group("n")))
+    if m.group("l") or m.group("w"):
+        return ev.lcs(("p", e), models, "SPL", bool(m.group("w")))
+    o.skip = -1 if m.group("s") == "*" else int(m.group("s"))
+    o.unigrams = bool(m.group("u"))
+    return ev.skip_bigram(("p", e), models, "SPL")
 
 
 def score(predictions: Sequence, references: Sequence, *, rouge_types: Sequence[str] = ("rouge1", "rouge2", "rougeL"),
