@@ -98,23 +98,6 @@ static PyObject *r155_masks(PyObject *self, PyObject *args)
     return out;
 }
 
-/* The clipping counts of lcs_hits: one int32 a token id for each side, grown as needed and left
- * all zero between calls (every entry set is cleared before the call returns; the GIL is held). */
-static int32_t *clip_counts = NULL;
-static Py_ssize_t clip_size = 0;
-
-static int clip_grow(Py_ssize_t need)
-{
-    if (need <= clip_size) return 0;
-    Py_ssize_t size = need > 2 * clip_size ? need : 2 * clip_size;
-    int32_t *p = calloc((size_t)size * 2, sizeof(int32_t));
-    if (!p) return -1;
-    free(clip_counts);
-    clip_counts = p;
-    clip_size = size;
-    return 0;
-}
-
 static Py_ssize_t max_id(const int32_t *a, Py_ssize_t n, Py_ssize_t top)
 {
     Py_ssize_t i;
@@ -149,10 +132,12 @@ static void mask_hits(const int32_t *mid, const int64_t *moff, Py_ssize_t mu, co
     }
 }
 
-/* lcs_hits(model ids, model offsets, peer ids, peer offsets, model text ids, peer text ids, w)
- * -> (hits, base): ROUGE-L (w <= 0: ints, base the model's unit lengths) or ROUGE-W (floats:
- * the weighted runs, the sum of the units' m**w) of one model against the peer, as the
- * script's lcs / wlcs (ids >= 0). */
+/* lcs_hits(model ids, model offsets, peer ids, peer offsets, model text ids, peer text ids, w,
+ * scratch) -> (hits, base): ROUGE-L (w <= 0: ints, base the model's unit lengths) or ROUGE-W
+ * (floats: the weighted runs, the sum of the units' m**w) of one model against the peer, as
+ * the script's lcs / wlcs (ids >= 0).  scratch: the caller's writable buffer of 2 int32 per
+ * token id (every id + 1 of the arrays), all zero; the clipping counts live there during the
+ * call and are zero again after it (the kernel keeps no state). */
 static PyObject *r155_lcs_hits(PyObject *self, PyObject *args)
 {
     Py_buffer ma, mo, pa, po, mt, pt;
@@ -160,18 +145,23 @@ static PyObject *r155_lcs_hits(PyObject *self, PyObject *args)
     long long hit = 0;
     PyObject *out = NULL;
     unsigned char *mask = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*d", &ma, &mo, &pa, &po, &mt, &pt, &w)) return NULL;
+    Py_buffer sc;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*dw*", &ma, &mo, &pa, &po, &mt, &pt, &w, &sc)) return NULL;
     const int32_t *mid = ma.buf, *mtx = mt.buf, *ptx = pt.buf;
     const int64_t *moff = mo.buf;
     Py_ssize_t mu = mo.len / 8 - 1, total = ma.len / 4, nm = mt.len / 4, np_ = pt.len / 4, i;
     Py_ssize_t top = max_id(ptx, np_, max_id(mtx, nm, max_id(mid, total, -1)));
+    Py_ssize_t size = sc.len / 8;
+    if (top >= size) {
+        PyErr_Format(PyExc_ValueError, "lcs_hits: scratch holds %zd ids, token id %zd", size, top);
+        goto done;
+    }
     mask = malloc(total ? total : 1);
-    if (!mask || clip_grow(top + 1) < 0
-        || all_masks(mid, moff, mu, pa.buf, po.buf, po.len / 8 - 1, w, mask, total) < 0) {
+    if (!mask || all_masks(mid, moff, mu, pa.buf, po.buf, po.len / 8 - 1, w, mask, total) < 0) {
         PyErr_NoMemory();
         goto done;
     }
-    int32_t *mc = clip_counts, *pc = clip_counts + clip_size;
+    int32_t *mc = (int32_t *)sc.buf, *pc = (int32_t *)sc.buf + size;
     for (i = 0; i < nm; i++) mc[mtx[i]]++;
     for (i = 0; i < np_; i++) pc[ptx[i]]++;
     mask_hits(mid, moff, mu, mask, mc, pc, w, &hit, &whit, &wbase);
@@ -183,7 +173,7 @@ static PyObject *r155_lcs_hits(PyObject *self, PyObject *args)
 done:
     free(mask);
     PyBuffer_Release(&ma); PyBuffer_Release(&mo); PyBuffer_Release(&pa); PyBuffer_Release(&po);
-    PyBuffer_Release(&mt); PyBuffer_Release(&pt);
+    PyBuffer_Release(&mt); PyBuffer_Release(&pt); PyBuffer_Release(&sc);
     return out;
 }
 

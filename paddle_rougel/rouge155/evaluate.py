@@ -81,6 +81,7 @@ class Evaluator:
         self._files: Dict[tuple, FileData] = {}
         self._vocab: Dict[str, int] = {}
         self._memo: Dict[bool, _Memo] = {}
+        self._scratch = bytearray()   # lcs_hits' clipping counts (zero between calls)
 
     def sentences(self, path: str, fmt) -> List[str]:
         key = (path, fmt)
@@ -226,7 +227,9 @@ class Evaluator:
             if mu is None:
                 mu = self._model_file(mp, fmt, not weighted)   # ROUGE-W reads the units as they are
             mt = mu if not o.model_stem else self._model_file(mp, fmt, True)
-            hit, base = lcs_hits(mu, mt, pf, w if weighted else None)
+            if len(self._scratch) < 8 * len(self._vocab):   # 2 int32 counts an id, all zero
+                self._scratch = bytearray(16 * len(self._vocab))
+            hit, base = lcs_hits(mu, mt, pf, w if weighted else None, self._scratch)
             if weighted:
                 if base == 0:
                     raise ScriptError("Illegal division by zero at ROUGE-1.5.5.pl line 2455.\n")
@@ -262,14 +265,14 @@ class FileData:
         return self.tb
 
 
-def lcs_hits(mu: FileData, mt: FileData, pf: FileData, weight: Optional[float]):
+def lcs_hits(mu: FileData, mt: FileData, pf: FileData, weight: Optional[float], scratch: bytearray):
     """(hits, base) of one model against the peer (``lcs`` / ``wlcs``; ``weight`` None: ROUGE-L):
     the model's units from ``mu``, its clipping counts from ``mt``'s text (the two differ under
-    -M), the peer's units and counts from ``pf``.  The C kernel, else :func:`_lcs_hits` on the
-    reference masks."""
+    -M), the peer's units and counts from ``pf``.  The C kernel (``scratch``: zero bytes, 8 an
+    id of the vocabulary), else :func:`_lcs_hits` on the reference masks."""
     if _C is not None:
         return _C.lcs_hits(mu.ub, mu.ob, pf.ub, pf.ob, mt.tb, pf.tb,
-                           0.0 if weight is None else float(weight))
+                           0.0 if weight is None else float(weight), scratch)
 
     def split(f):
         return [list(f.units[f.offs[k]:f.offs[k + 1]]) for k in range(len(f.offs) - 1)]

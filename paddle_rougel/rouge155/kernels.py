@@ -154,4 +154,5 @@ def weighted_hit(model: Sequence, peer: Sequence, weight: float) -> float:
     mo = array("q", [0, len(m)]).tobytes()
     po = array("q", [0, len(p)]).tobytes()
     mb, pb = m.tobytes(), p.tobytes()
-    return _C.lcs_hits(mb, mo, pb, po, mb, pb, float(weight))[0]
+    scratch = bytearray(8 * (len(m) + len(p) + 1))   # the kernel's clipping counts
+    return _C.lcs_hits(mb, mo, pb, po, mb, pb, float(weight), scratch)[0]
