@@ -215,3 +215,57 @@ def write_file_list(root: str, path: str) -> str:
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n\n")
     return path
+
+
+def wlcs_hit(model: list, peer: list, weight: float) -> float:
+    """ROUGE-1.5.5.pl's ``wlcs`` of one model sentence against one peer sentence, transcribed
+    from the script: its weighted DP (``c``, ``l``), ``markLCS``'s walk from the corner and the
+    hit as the sum of ``len ** weight`` over the runs of marked model positions."""
+    m, n = len(model), len(peer)
+    c = [[0.0] * (n + 1) for _ in range(m + 1)]
+    ln = [[0] * (n + 1) for _ in range(m + 1)]
+    b = [[""] * (n + 1) for _ in range(m + 1)]
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            if model[i - 1] == peer[j - 1]:
+                k = ln[i - 1][j - 1]
+                c[i][j] = c[i - 1][j - 1] + float(k + 1) ** weight - float(k) ** weight
+                b[i][j] = "\\"
+                ln[i][j] = k + 1
+            elif c[i - 1][j] >= c[i][j - 1]:
+                c[i][j], b[i][j] = c[i - 1][j], "^"
+            else:
+                c[i][j], b[i][j] = c[i][j - 1], "<"
+    marked = [False] * m
+    i, j = m, n
+    while i > 0 and j > 0:
+        if b[i][j] == "\\":
+            marked[i - 1] = True
+            i, j = i - 1, j - 1
+        elif b[i][j] == "^":
+            i -= 1
+        else:
+            j -= 1
+    hit, run = 0.0, 0
+    for x in marked + [False]:
+        if x:
+            run += 1
+        elif run:
+            hit += float(run) ** weight
+            run = 0
+    return hit
+
+
+def skip_bigrams(tokens: list, skip: int, unigrams: bool) -> dict:
+    """``createSkipBigram``: {(a, b): count} over pairs at most ``skip`` apart (skip < 0: any),
+    with ``unigrams`` each token's (a,) but the last one's (the script's -u)."""
+    out: dict = {}
+    for i in range(len(tokens) - 1):
+        if unigrams:
+            out[(tokens[i],)] = out.get((tokens[i],), 0) + 1
+        for j in range(i + 1, len(tokens)):
+            if skip >= 0 and j - i - 1 > skip:
+                break
+            key = (tokens[i], tokens[j])
+            out[key] = out.get(key, 0) + 1
+    return out

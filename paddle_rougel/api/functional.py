@@ -103,6 +103,9 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
             (what ``evaluate``'s rouge reports by default: rouge-score's BootstrapAggregator
             ``mid``, :mod:`paddle_rougel.aggregate`), drawn from ``numpy.random.RandomState(seed)``,
             or from numpy's global random state as ``evaluate`` does when ``seed`` is None.
+            ``"rouge155"``: ROUGE-1.5.5.pl's printed averages (the mean of its 1,000 bootstrap
+            resamples) and, under ``"intervals"``, its 95% interval ends, from the per-instance
+            figures as the script rounds them (:func:`paddle_rougel.rouge155.bootstrap.score_intervals`).
         use_stemmer, tokenizer, split_summaries: rouge-score's names of ``stem``,
             ``tokenize`` and ``split="nltk"`` (``split_summaries=True``), for migrating code.
 
@@ -138,8 +141,10 @@ def compute(predictions: Sequence, references: Sequence, *, rouge_types: Any = (
     out = _results(accs, per_instance, aggregate, seed)
     out["count"] = len(predictions)
     out["signature"] = signature(parts, version=True)
-    if aggregate != "mean":
+    if aggregate == "bootstrap_mid":
         out["signature"] += f"|agg:{aggregate}:seed:{'global' if seed is None else int(seed)}"
+    elif aggregate != "mean":
+        out["signature"] += f"|agg:{aggregate}"   # rouge155: the script's fixed draws
     return out
 
 
@@ -194,8 +199,8 @@ def _check_aggregate(aggregate: str, seed: Optional[int]) -> None:
     if aggregate not in AGGREGATES:
         raise ValueError(f"compute: aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}"
                          f"{suggest(str(aggregate), AGGREGATES)}")
-    if seed is not None and aggregate == "mean":
-        raise ValueError("compute: seed= is for aggregate='bootstrap_mid' (the mean draws nothing)")
+    if seed is not None and aggregate in ("mean", "rouge155"):
+        raise ValueError(f"compute: seed= is for aggregate='bootstrap_mid' ({aggregate!r} takes none)")
 
 
 def _results(accs: Dict[str, Any], per_instance: bool, aggregate: str, seed: Optional[int]) -> dict:
@@ -210,8 +215,12 @@ def _results(accs: Dict[str, Any], per_instance: bool, aggregate: str, seed: Opt
             s = acc.per_instance()
             rows[name] = np.column_stack([s.precision, s.recall, s.fmeasure])
         mids = bootstrap_mid(rows, seed)
+    if aggregate == "rouge155":   # ROUGE-1.5.5's averages and intervals (-t 0 -r 1000 -c 95)
+        from ..rouge155.bootstrap import compute_intervals
+
+        out["intervals"], mids = compute_intervals(accs)
     for name, acc in accs.items():
-        if aggregate == "bootstrap_mid":
+        if aggregate in ("bootstrap_mid", "rouge155"):
             p, r, f = (float(x) for x in mids[name])
         else:
             mean = acc.scores()

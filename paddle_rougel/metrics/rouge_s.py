@@ -26,7 +26,7 @@ from .metric import reject_unknown
 from ..core.scoring import Score
 from ..core.settings import SettingsError, text_of, weighting_of
 from ..core.text import TextSettings
-from ..rouge155.kernels import skip_bigram_counts
+from ..rouge155.kernels import skip_overlaps
 from .rouge_l import RougeL, RougeLSettings, TextPrfAccumulator
 from .spec import MetricSpec
 
@@ -70,13 +70,11 @@ def skip_counts(cands: Sequence, ref_lists: Sequence, skip: Optional[int], unigr
     hits, cn, rn, rc = [], [], [], []
     sd = -1 if skip is None else skip
     for cand, refs in zip(cands, ref_lists):
-        cg, cc = skip_bigram_counts(tuple(cand), sd, unigrams)
+        h, cc, counts = skip_overlaps(cand, refs, sd, unigrams)   # the C kernel (one pass a side)
         rc.append(len(refs))
         cn.append(cc)
-        for ref in refs:
-            rg, rcount = skip_bigram_counts(tuple(ref), sd, unigrams)
-            hits.append(sum(min(c, cg[g]) for g, c in rg.items() if g in cg))
-            rn.append(rcount)
+        hits.extend(h)
+        rn.extend(counts)
     as_i = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
     return as_i(hits), as_i(cn), as_i(rn), as_i(rc)
 

@@ -16,7 +16,9 @@ from typing import List, Sequence
 
 import numpy as np
 
-__all__ = ["drand48_first", "resample_indices", "averages"]
+from .kernels import EXT as _ext   # None in the pure-Python build: numpy draws
+
+__all__ = ["drand48_first", "resample_indices", "resample_sums", "averages", "score_intervals", "compute_intervals"]
 
 _A = np.uint64(0x5DEECE66D)
 _C = np.uint64(0xB)
@@ -82,16 +84,7 @@ def averages(rows: Sequence[Sequence[float]], resamples: int, conf: float, token
         raise ZeroDivisionError("Illegal division by zero")
     samples = np.zeros((resamples, 3))
     if n:
-        step = max(1, chunk // n)
-        for first in range(0, resamples, step):
-            stop = min(resamples, first + step)
-            idx = resample_indices(first, stop, n)
-            for c in range(3):
-                drawn = vals[:, c][idx]
-                acc = drawn[0].copy()
-                for row in drawn[1:]:      # the draws added in order, as the script (no pairwise sum)
-                    acc += row
-                samples[first:stop, c] = acc
+        samples = resample_sums(vals, resamples, chunk)
         if not token_level:
             samples /= n
         else:
@@ -103,3 +96,53 @@ def averages(rows: Sequence[Sequence[float]], resamples: int, conf: float, token
                 f = np.where(den > 0, (r * pr) / np.where(den > 0, den, 1), 0.0)
             samples = np.stack([r, pr, f], axis=1)
     return tuple(_ranked_stats(samples[:, c], conf, resamples) for c in range(3))
+
+
+def resample_sums(vals: np.ndarray, resamples: int, chunk: int = 1 << 22) -> np.ndarray:
+    """[resamples, 3]: each resample's sums of the drawn rows of ``vals`` ([n, 3] float64), the
+    draws added in order as the script adds them (no pairwise sum): the C kernel, else numpy."""
+    n = len(vals)
+    if _ext is not None:
+        sums = _ext.boot_sums(np.ascontiguousarray(vals, dtype=np.float64).tobytes(), resamples)
+        return np.frombuffer(sums, dtype=np.float64).reshape(resamples, 3).copy()
+    samples = np.zeros((resamples, 3))
+    step = max(1, chunk // n)
+    for first in range(0, resamples, step):
+        stop = min(resamples, first + step)
+        idx = resample_indices(first, stop, n)
+        for c in range(3):
+            drawn = vals[:, c][idx]
+            acc = drawn[0].copy()
+            for row in drawn[1:]:
+                acc += row
+            samples[first:stop, c] = acc
+    return samples
+
+
+def score_intervals(precision: Sequence[float], recall: Sequence[float], f_of, resamples: int = 1000,
+                    confidence: float = 95.0) -> tuple:
+    """The script's averages and intervals of per-instance figures (instance i its evaluation
+    ``"i+1"``): each R and P rounded to 5 decimals as its ``-t 0`` results are, F made from the
+    rounded two by ``f_of(p, r)`` (arrays) and rounded, drawn over the ids sorted as strings.
+    ((avg, low, high) of R, of P, of F)."""
+    p5 = np.array([float("%7.5f" % x) for x in np.asarray(precision, dtype=np.float64)])
+    r5 = np.array([float("%7.5f" % x) for x in np.asarray(recall, dtype=np.float64)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.asarray(f_of(p5, r5), dtype=np.float64)
+    f5 = np.array([float("%7.5f" % x) if np.isfinite(x) else 0.0 for x in f])
+    order = sorted(range(len(p5)), key=lambda k: str(k + 1))
+    rows = np.column_stack([r5, p5, f5])[order] if len(p5) else np.zeros((0, 3))
+    return averages(rows, resamples, confidence, False, 0.5)
+
+
+def compute_intervals(accs: dict) -> tuple:
+    """``compute(aggregate="rouge155")``: ({key: (low, high)}, {name: (P, R, F) averages}) of
+    each accumulator's per-instance figures, its F weighting (``settings.f``) applied to the
+    rounded P and R as the script does."""
+    intervals, mids = {}, {}
+    for name, acc in accs.items():
+        s = acc.per_instance()
+        (r, rl, rh), (p, pl, ph), (f, fl, fh) = score_intervals(s.precision, s.recall, acc.settings.f)
+        intervals.update({name: (fl, fh), f"{name}_precision": (pl, ph), f"{name}_recall": (rl, rh)})
+        mids[name] = (p, r, f)
+    return intervals, mids

@@ -40,6 +40,14 @@ def _num_str(x) -> str:
     return str(x)
 
 
+def _as_float(v) -> float:
+    """A figure's value as Perl's arithmetic reads it (a ``%7.5f`` string: float() itself)."""
+    try:
+        return float(v)
+    except ValueError:
+        return float(perl_num(v))
+
+
 def _by_eval_id(a: str, b: str) -> int:
     import re
     ma, mb = re.match(r"[0-9]+", a), re.match(r"[0-9]+", b)
@@ -62,6 +70,7 @@ class Run:
         self.avg = t if t in (1, 2) else None
         self.known_missing = set()
         self.seen = set()   # model files found (the script checks each again; they do not go away)
+        self.jobs: Dict[str, list] = {}   # peer -> its evaluations, from its first pass
 
     def write(self, s: str) -> None:
         try:
@@ -71,6 +80,26 @@ class Run:
 
     def scores(self, ev: Evaluator, metric, peer: str) -> Dict[str, list]:
         out: Dict[str, list] = {}
+        jobs = self.jobs.get(peer)
+        if jobs is None:   # the first pass: checks and warnings in the script's order
+            jobs = []
+            for job in self._first_pass(peer):
+                jobs.append(job)
+                self._one(out, metric, *job)
+            self.jobs[peer] = jobs
+            return out
+        for job in jobs:
+            self._one(out, metric, *job)
+        return out
+
+    def _one(self, out: Dict[str, list], metric, key: str, peer_path: str, models: List[str], fmt) -> None:
+        res = metric(peer_path, models, fmt)
+        if key not in out:
+            out[key] = [res[2], res[4], res[5]] if self.avg is None else [res[0], res[3], res[1]]
+
+    def _first_pass(self, peer: str):
+        """(key, peer file, model files, format) of each evaluation of ``peer``, warning about
+        missing peers and dying on missing models as the script's first pass does."""
         z = "z" in self.opts
         for e in self.ids:
             rec = self.evals[e]
@@ -86,20 +115,17 @@ class Run:
             for mid in rec.get("MIDList", []):
                 mp = rec["Ms"].get(mid, "") if z else f"{root}/{rec['Ms'].get(mid, '')}"
                 if mp not in self.seen and not os.path.exists(mp):
-                    raise ScriptError(f"Cannot find model summary: {mp}\n")
+                    raise ScriptError(f"Cannot find model summary: {mp}\n", 2)   # $! of the -e test
                 self.seen.add(mp)
                 models.append(mp)
-            res = metric(peer_path, models, rec.get("IF"))
-            row = [res[2], res[4], res[5]] if self.avg is None else [res[0], res[3], res[1]]
-            out.setdefault(f"{e}.{peer}", row)
-        return out
+            yield f"{e}.{peer}", peer_path, models, rec.get("IF")
 
     def print_results(self, peer: str, tag: str, scores: Dict[str, list], alpha: float) -> None:
         w = self.write
         keys = sorted(scores)
         w("---------------------------------------------\n")
         if self.avg != 2:
-            rows = [[float(perl_num(v)) for v in scores[k]] for k in keys]
+            rows = [[_as_float(v) for v in scores[k]] for k in keys]
             stats = bootstrap.averages(rows, self.resamples, self.conf, self.avg == 1, alpha)
             for name, (mean, lo, hi) in zip("RPF", stats):
                 w(f"{peer} {tag} Average_{name}: {f5(mean)} ({self.conf_str}%-conf.int. {f5(lo)} - {f5(hi)})\n")
@@ -140,11 +166,11 @@ def _setup(opts: Dict[str, str], wordnet: Optional[str]) -> Options:
         with open(stop_path, "rb") as f:
             lines = f.read().decode("latin-1").split("\n")
     except OSError:
-        raise ScriptError(f"Cannot open {stop_path}\n") from None
+        raise ScriptError(f"Cannot open {stop_path}\n", 2) from None
     stop = {x: 1 for x in (lines[:-1] if lines[-1] == "" else lines)}
     if wordnet is None:
         if not os.path.exists(db_path):
-            raise ScriptError(f"Cannot open exception db file for reading: {db_path}\n")
+            raise ScriptError(f"Cannot open exception db file for reading: {db_path}\n", 2)
         keys = db_key_count(db_path)
         if keys is None:
             raise ScriptError(f"Cannot open exception db file for reading: {db_path}\n")
@@ -239,6 +265,6 @@ def main(argv: List[str], out=None) -> int:
     except ScriptError as e:
         out.flush()
         sys.stderr.write(str(e))
-        return 255
+        return e.status
     finally:
         out.flush()

@@ -12,12 +12,18 @@ import re
 import struct
 from typing import Dict, List, Optional, Tuple
 from xml.dom import Node, minidom
+from xml.parsers import expat
 
+from . import xmltree
 from .text import ScriptError
 
 __all__ = ["OPTSPEC", "getopts", "perl_num", "read_evals", "read_file_list", "db_key_count"]
 
 OPTSPEC = "ahHb:c:de:f:l:mMn:p:st:r:2:3:w:uUvxz:"
+_EVAL = re.compile(r"(?i)EVAL\n?")
+_INPUT = re.compile(r"(?i)INPUT-FORMAT\n?")
+_ROOT = re.compile(r"(?i)(PEER|MODEL)-ROOT\n?")
+_LISTS = re.compile(r"(?i)(PEERS|MODELS)\n?")
 _NUM = re.compile(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))", re.I)
 
 
@@ -86,8 +92,18 @@ def _attr(node, name: str, evals_tag: str) -> str:
 def read_evals(path: str) -> Tuple[Dict[str, dict], List[str], List[str]]:
     """(evaluations by id, their ids in document order, the peer ids) of an XML config."""
     try:
-        doc = minidom.parse(path)
-    except (OSError, Exception) as e:  # noqa: BLE001 - XML::DOM dies on any parse error too
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:   # XML::DOM's parsefile
+        raise ScriptError(f"Couldn't open {path}:\n{e.strerror} at ROUGE-1.5.5.pl line 501.\n", e.errno or 255) from None
+    try:
+        doc = xmltree.parse(data)
+        if doc is None:   # more than elements and text: minidom's nodes
+            doc = minidom.parseString(data)
+    except expat.ExpatError as e:   # XML::Parser's message (expat's, at the same place)
+        raise ScriptError(f"{expat.ErrorString(e.code)} at line {e.lineno}, column {e.offset}, "
+                          f"byte {xmltree.error_byte(data, e.lineno, e.offset)} in {path}\n") from None
+    except Exception as e:  # noqa: BLE001 - XML::DOM dies on any parse error too
         raise ScriptError(f"{path}: {e}\n") from None
     evals: Dict[str, dict] = {}
     ids: List[str] = []
@@ -108,23 +124,23 @@ def read_evals(path: str) -> Tuple[Dict[str, dict], List[str], List[str]]:
     def walk(node, eid):
         if node.nodeType == Node.ELEMENT_NODE:
             name = node.nodeName
-            if re.fullmatch(r"(?i)EVAL\n?", name):
+            if _EVAL.fullmatch(name):
                 eid = _attr(node, "ID", "EVAL")
                 if eid not in evals:
                     evals[eid] = {}
                     ids.append(eid)
                 for ch in node.childNodes:
                     walk(ch, eid)
-            elif re.fullmatch(r"(?i)INPUT-FORMAT\n?", name):
+            elif _INPUT.fullmatch(name):
                 fmt = _attr(node, "TYPE", "INPUT-FORMAT")
                 if not re.fullmatch(r"(?i)(SEE|ISI|SPL|SIMPLE)\n?", fmt):
                     raise ScriptError(f"Unknown input type: {fmt}\n")
                 need(eid)["IF"] = fmt
-            elif re.fullmatch(r"(?i)(PEER|MODEL)-ROOT\n?", name):
+            elif _ROOT.fullmatch(name):
                 for ch in node.childNodes:
                     if ch.nodeType == Node.TEXT_NODE:
                         need(eid)["PR" if name.upper().startswith("PEER") else "MR"] = _strip(ch.data)
-            elif re.fullmatch(r"(?i)(PEERS|MODELS)\n?", name):
+            elif _LISTS.fullmatch(name):
                 peer = name.upper().startswith("PEER")
                 tag = "P" if peer else "M"
                 for ch in node.childNodes:
@@ -155,8 +171,8 @@ def read_file_list(path: str, fmt: str, system_id: str) -> Tuple[Dict[str, dict]
     try:
         with open(path, "rb") as f:
             data = f.read().decode("latin-1")
-    except OSError:
-        raise ScriptError(f"Cannot open {path}\n") from None
+    except OSError as e:
+        raise ScriptError(f"Cannot open {path}\n", e.errno or 255) from None
     evals: Dict[str, dict] = {}
     ids: List[str] = []
     n = 1

@@ -8,17 +8,17 @@ script does, whatever ``-m`` said: the state carries over, as there).
 """
 from __future__ import annotations
 
+from array import array
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from array import array
+from .kernels import EXT, lcs_mask, ngram_counts, skip_bigram_counts, weighted_hit, wlcs_mask
+from .text import ScriptError, is_spl, read_sentences, read_text, read_units, spl_unit_words, tokens
 
-from .kernels import lcs_mask, ngram_counts, skip_bigram_counts, wlcs_mask
-from .text import ScriptError, read_sentences, read_text, read_units, tokens
+_C = EXT   # None in the pure-Python build: the reference kernels
 
-from ..engine.cext import r155 as _C  # None in the pure-Python build: the reference kernels
-
-__all__ = ["Options", "Evaluator", "f5", "prf", "weighted_hits"]
+__all__ = ["Options", "Evaluator", "f5", "prf", "lcs_hits", "weighted_hits"]
 
 
 def f5(x: float) -> str:
@@ -45,26 +45,43 @@ class Options:
 
 def prf(model_count, hits, peer_count, alpha: float, power: Optional[float] = None) -> list:
     """The script's result list from totals (``power``: ROUGE-W's inverse weighting)."""
-    def ratio(h, c):
-        if c == 0:
-            return f5(0)
-        r = h / c
-        return f5(r ** (1 / power) if power is not None else r)
-    r, p = ratio(hits, model_count), ratio(hits, peer_count)
+    if power is None:
+        r = "%7.5f" % (hits / model_count) if model_count != 0 else "0.00000"
+        p = "%7.5f" % (hits / peer_count) if peer_count != 0 else "0.00000"
+    else:
+        r = "%7.5f" % ((hits / model_count) ** (1 / power)) if model_count != 0 else "0.00000"
+        p = "%7.5f" % ((hits / peer_count) ** (1 / power)) if peer_count != 0 else "0.00000"
     rn, pn = float(r), float(p)
     den = (1 - alpha) * pn + alpha * rn
-    f = f5((pn * rn) / den) if den > 0 else f5(0)
+    f = "%7.5f" % ((pn * rn) / den) if den > 0 else "0.00000"
     return [model_count, hits, r, peer_count, p, f]
 
 
+class _Memo(dict):
+    """raw token -> id (-1: dropped), each new token filtered and stemmed once by ``make``."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, raw: str) -> int:
+        got = self[raw] = self.make(raw)
+        return got
+
+
 class Evaluator:
-    """Scores peers against models, reading each file once per length setting."""
+    """Scores peers against models, reading each file once per length setting.
+
+    A file's tokens are int32 ids (one vocabulary of the tokens after the stopword filter and
+    stemming; each distinct raw token filtered and stemmed once per stemming state)."""
 
     def __init__(self, opts: Options):
         self.o = opts
         self._snts: Dict[tuple, List[str]] = {}
-        self._tok_cache: Dict[tuple, list] = {}
+        self._files: Dict[tuple, FileData] = {}
         self._vocab: Dict[str, int] = {}
+        self._memo: Dict[bool, _Memo] = {}
+        self._scratch = bytearray()   # lcs_hits' clipping counts (zero between calls)
 
     def sentences(self, path: str, fmt) -> List[str]:
         key = (path, fmt)
@@ -72,118 +89,116 @@ class Evaluator:
             self._snts[key] = read_sentences(path, fmt)
         return self._snts[key]
 
-    def _toks(self, text) -> List[str]:
+    def _new_id(self, raw: str) -> int:
         o = self.o
-        return tokens(text, o.stopwords, o.table if o.stem_now else None)
+        got = tokens(raw, o.stopwords, o.table if o.stem_now else None)
+        return self._vocab.setdefault(got[0], len(self._vocab)) if got else -1
 
-    def _text(self, path, fmt):
-        o = self.o
-        return read_text(self.sentences(path, fmt), o.length_limit, o.byte_limit)
+    def _ids(self, text: Optional[str]) -> array:
+        """The ids of a normalized text's tokens (``tokens``: filtered, stemmed if in force)."""
+        if not text:
+            return array("i")
+        return self._word_ids(text.split(" "))   # normalized: single spaces, none at the ends
 
-    def _units(self, path, fmt):
-        o = self.o
-        return read_units(self.sentences(path, fmt), o.length_limit, o.byte_limit)
+    def _word_ids(self, words: List[str]) -> array:
+        memo = self._memo.get(self.o.stem_now)
+        if memo is None:
+            memo = self._memo[self.o.stem_now] = _Memo(self._new_id)
+        return array("i", [i for i in map(memo.__getitem__, words) if i >= 0])
 
-    def _cached(self, key, make):
-        got = self._tok_cache.get(key)
+    def file(self, path, fmt, stem: Optional[bool] = None) -> "FileData":
+        """A summary's token ids under the stemming ``stem`` (None: the state in force), cached."""
+        stem = self.o.stem_now if stem is None else stem
+        got = self._files.get((path, fmt, stem))
         if got is None:
-            got = self._tok_cache[key] = make()
-        return got
-
-    def _ids(self, toks) -> array:
-        v = self._vocab
-        return array("i", [v.setdefault(t, len(v)) for t in toks])
-
-    def unit_ids(self, path, fmt):
-        """(int32 ids of every unit's tokens end to end, int64 unit offsets) as bytes (cached)."""
-        def make():
-            units = self.unit_tokens(path, fmt)
-            offs = array("q", [0])
-            flat = array("i")
-            for u in units:
-                flat.extend(self._ids(u))
-                offs.append(len(flat))
-            return flat.tobytes(), offs.tobytes()
-        return self._cached((path, fmt, "uid", self.o.stem_now), make)
-
-    def gram_keys(self, path, fmt, kind: str, n: int):
-        """(units, count) of ``readText``'s tokens: int64 keys (bytes) for the C overlap, or a
-        Counter when the ids do not pack (n-grams of a vocabulary too large for 64 bits)."""
-        o = self.o
-
-        def make():
-            toks = self.text_tokens(path, fmt)
-            if kind == "S":
-                if _C is None:
-                    return skip_bigram_counts(toks, o.skip, o.unigrams)
-                keys = _C.skip_keys(self.text_ids(path, fmt), int(o.skip), bool(o.unigrams))
-                return keys, len(keys) // 8
-            bits = 63 // n
-            if _C is None or len(self._vocab) + len(toks) >= (1 << bits) - 1:
-                return ngram_counts(toks, n)
-            keys = _C.ngram_keys(self.text_ids(path, fmt), n, bits)
-            return keys, len(keys) // 8
-        return self._cached((path, fmt, kind, n, o.skip, o.unigrams, self.o.stem_now), make)
-
-    def text_ids(self, path, fmt) -> bytes:
-        """int32 ids of ``readText``'s tokens (cached)."""
-        return self._cached((path, fmt, "tid", self.o.stem_now), lambda: self._ids(self.text_tokens(path, fmt)).tobytes())
-
-    def unigrams(self, path, fmt):
-        """(Counter of ``readText``'s tokens, their number): the clipping counts (cached: copy
-        before changing)."""
-        return self._cached((path, fmt, "u1", self.o.stem_now), lambda: ngram_counts(self.text_tokens(path, fmt), 1))
-
-    def _units_and_ids(self, path, fmt):
-        return self.unit_tokens(path, fmt), (self.unit_ids(path, fmt) if _C is not None else None)
-
-    def text_tokens(self, path, fmt) -> List[str]:
-        """The tokens of ``readText``'s text of a file under the stemming now in force (cached)."""
-        key = (path, fmt, "text", self.o.stem_now)
-        got = self._tok_cache.get(key)
-        if got is None:
-            if self.o.length_limit == 0 and self.o.byte_limit == 0:
-                # no limit: the text is the sentences joined by spaces, normalized byte by byte,
-                # so its tokens are the units' tokens end to end (tokenized once)
-                got = [t for unit in self.unit_tokens(path, fmt) for t in unit]
-            else:
-                got = self._toks(self._text(path, fmt))
-            self._tok_cache[key] = got
-        return got
-
-    def unit_tokens(self, path, fmt) -> List[List[str]]:
-        """The tokens of each of ``readText_LCS``'s units of a file (cached likewise)."""
-        key = (path, fmt, "units", self.o.stem_now)
-        got = self._tok_cache.get(key)
-        if got is None:
-            got = self._tok_cache[key] = [self._toks(u) for u in self._units(path, fmt)]
-        return got
-
-    def _model_pass(self, fn, *args):
-        """Run ``fn`` as the script runs a model's tokenizer under -M."""
-        if self.o.model_stem:
-            self.o.stem_now = True
+            saved, self.o.stem_now = self.o.stem_now, stem
             try:
-                return fn(*args)
+                got = self._files[(path, fmt, stem)] = self._load(path, fmt)
             finally:
-                self.o.stem_now = False
-        return fn(*args)
+                self.o.stem_now = saved
+        return got
+
+    reads_files = True   # an SPL file without a length limit is read in one pass (spl_unit_words)
+
+    def _load(self, path, fmt) -> "FileData":
+        o = self.o
+        offs = array("q", [0])
+        flat = array("i")
+        if self.reads_files and o.length_limit == 0 and o.byte_limit == 0 and is_spl(fmt):
+            for words in spl_unit_words(path):
+                flat.extend(self._word_ids(words))
+                offs.append(len(flat))
+            return FileData(flat, offs, flat)
+        snts = self.sentences(path, fmt)
+        for u in read_units(snts, o.length_limit, o.byte_limit):
+            flat.extend(self._ids(u))
+            offs.append(len(flat))
+        if o.length_limit == 0 and o.byte_limit == 0:
+            # the text is the sentences joined by spaces, normalized byte by byte: its tokens are
+            # the units' end to end
+            text = flat
+        else:
+            text = self._ids(read_text(snts, o.length_limit, o.byte_limit))
+        return FileData(flat, offs, text)
+
+    def grams(self, f: "FileData", kind: str, n: int, packed: bool = True):
+        """(grams, count) of a file's ``readText`` tokens: sorted int64 keys (bytes) for the C
+        overlap, or a Counter of id tuples (no C, ``packed`` False, or n-grams of a vocabulary
+        too large to pack in 64 bits); cached in the file's record."""
+        o = self.o
+        key = (kind, n, o.skip, o.unigrams, packed)
+        got = f.grams.get(key)
+        if got is not None:
+            return got
+        ids = f.text
+        if kind == "S":
+            if _C is None or not packed:
+                got = skip_bigram_counts(ids, o.skip, o.unigrams)
+            else:
+                keys = _C.skip_keys(f.text_bytes(), int(o.skip), bool(o.unigrams))
+                got = keys, len(keys) // 8
+        else:
+            bits = 63 // n
+            if _C is None or not packed or len(self._vocab) >= (1 << bits) - 1:
+                got = ngram_counts(ids, n)
+            else:
+                keys = _C.ngram_keys(f.text_bytes(), n, bits)
+                got = keys, len(keys) // 8
+        f.grams[key] = got
+        return got
+
+    def _model_file(self, path, fmt, under_m: bool) -> "FileData":
+        """A model's record, read as the script reads a model: under -M (``under_m``) with
+        stemming on, after which the script's ``$opt_m`` is off (whatever -m said)."""
+        if under_m and self.o.model_stem:
+            got = self.file(path, fmt, True)
+            self.o.stem_now = False
+            return got
+        return self.file(path, fmt)
 
     # ------------------------------------------------------------ ROUGE-N / ROUGE-S
     def _grams(self, peer, models, fmt, kind: str, n: int, model_stem: bool) -> list:
         o = self.o
-        pg, pc = self.gram_keys(peer, fmt, kind, n)
+        pf = self.file(peer, fmt)
+        key = (kind, n, o.skip, o.unigrams, True)
+        got = pf.grams.get(key)
+        pg, pc = got if got is not None else self.grams(pf, kind, n)
+        files, by_b = self._files, o.mode == "B"
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
         for mp in models:
-            mg, mc = (self._model_pass(self.gram_keys, mp, fmt, kind, n) if model_stem
-                      else self.gram_keys(mp, fmt, kind, n))
+            mf = files.get((mp, fmt, o.stem_now)) if not (model_stem and o.model_stem) else None
+            if mf is None:
+                mf = self._model_file(mp, fmt, model_stem)
+            got = mf.grams.get(key)
+            mg, mc = got if got is not None else self.grams(mf, kind, n)
             if isinstance(mg, bytes) and isinstance(pg, bytes):
                 hit = _C.clip_sorted(mg, pg)   # the keys are made sorted
-            else:
-                hit = sum(min(c, pg[g]) for g, c in mg.items() if g in pg)
-            score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
-            if o.mode == "B":
+            else:   # one side unpacked (the vocabulary grew past the packing): both as Counters
+                pd, md = self.grams(pf, kind, n, False)[0], self.grams(mf, kind, n, False)[0]
+                hit = sum(min(c, pd[g]) for g, c in md.items() if g in pd)
+            if by_b:
+                score = float(f5(hit / mc)) if mc != 0 else 0.0   # sprintf("%07.5f"): the same digits
                 if score > best:
                     best, hit_t, cnt_t, cntp_t = score, hit, mc, pc
             else:
@@ -202,22 +217,19 @@ class Evaluator:
     def lcs(self, peer, models, fmt, weighted: bool) -> list:
         o = self.o
         w = o.weight
-        peer_units = self.unit_tokens(peer, fmt)
-        peer_ids = self.unit_ids(peer, fmt) if _C is not None else None
-        peer_1, peer_cn = self.unigrams(peer, fmt)
+        pf = self.file(peer, fmt)
+        peer_cn = len(pf.text)
         hit_t = cnt_t = cntp_t = 0
         best = -1.0
+        files = self._files
         for mp in models:
-            if weighted:
-                model_units, model_ids = self._units_and_ids(mp, fmt)
-            else:
-                model_units, model_ids = self._model_pass(self._units_and_ids, mp, fmt)
-            model_1 = dict(self._model_pass(self.unigrams, mp, fmt)[0])
-            peer_left = dict(peer_1)
-            masks = None
-            if _C is not None:
-                masks = _C.masks(*model_ids, *peer_ids, float(w) if weighted else 0.0)
-            hit, base = _lcs_hits(model_units, peer_units, model_1, peer_left, w if weighted else None, masks)
+            mu = files.get((mp, fmt, o.stem_now)) if not o.model_stem else None
+            if mu is None:
+                mu = self._model_file(mp, fmt, not weighted)   # ROUGE-W reads the units as they are
+            mt = mu if not o.model_stem else self._model_file(mp, fmt, True)
+            if len(self._scratch) < 8 * len(self._vocab):   # 2 int32 counts an id, all zero
+                self._scratch = bytearray(16 * len(self._vocab))
+            hit, base = lcs_hits(mu, mt, pf, w if weighted else None, self._scratch)
             if weighted:
                 if base == 0:
                     raise ScriptError("Illegal division by zero at ROUGE-1.5.5.pl line 2455.\n")
@@ -234,6 +246,37 @@ class Evaluator:
                 cnt_t += cnt
                 cntp_t += cntp
         return prf(cnt_t, hit_t, cntp_t, o.alpha, w if weighted else None)
+
+
+class FileData:
+    """A summary's ids: ``units`` (``readText_LCS``'s, end to end) with their int64 ``offs``,
+    ``text`` (``readText``'s tokens), the n-gram / skip-bigram ``grams`` made of them; ``ub``,
+    ``ob``, ``tb``: the three as bytes for the C kernels."""
+
+    __slots__ = ("units", "offs", "text", "grams", "ub", "ob", "tb")
+
+    def __init__(self, units: array, offs: array, text: array):
+        self.units, self.offs, self.text = units, offs, text
+        self.grams: dict = {}
+        self.ub, self.ob = units.tobytes(), offs.tobytes()
+        self.tb = self.ub if text is units else text.tobytes()
+
+    def text_bytes(self) -> bytes:
+        return self.tb
+
+
+def lcs_hits(mu: FileData, mt: FileData, pf: FileData, weight: Optional[float], scratch: bytearray):
+    """(hits, base) of one model against the peer (``lcs`` / ``wlcs``; ``weight`` None: ROUGE-L):
+    the model's units from ``mu``, its clipping counts from ``mt``'s text (the two differ under
+    -M), the peer's units and counts from ``pf``.  The C kernel (``scratch``: zero bytes, 8 an
+    id of the vocabulary), else :func:`_lcs_hits` on the reference masks."""
+    if _C is not None:
+        return _C.lcs_hits(mu.ub, mu.ob, pf.ub, pf.ob, mt.tb, pf.tb,
+                           0.0 if weight is None else float(weight), scratch)
+
+    def split(f):
+        return [list(f.units[f.offs[k]:f.offs[k + 1]]) for k in range(len(f.offs) - 1)]
+    return _lcs_hits(split(mu), split(pf), dict(Counter(mt.text)), dict(Counter(pf.text)), weight)
 
 
 def _lcs_hits(model_units, peer_units, model_1, peer_1, weight, masks=None):
@@ -277,6 +320,9 @@ def _lcs_hits(model_units, peer_units, model_1, peer_1, weight, masks=None):
 def weighted_hits(model, peer, weight: float) -> float:
     """ROUGE-W's hit of one model unit against one peer unit (``wlcs`` with one sentence each;
     no clipping can bite: a token matched once per side)."""
+    got = weighted_hit(model, peer, weight)
+    if got is not None:
+        return got
     m1 = {}
     for t in model:
         m1[t] = m1.get(t, 0) + 1

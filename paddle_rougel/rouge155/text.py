@@ -16,16 +16,23 @@ The script works on bytes (here: latin-1 text, one character a byte, ASCII-only 
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Callable, Dict, List, Optional
 
 from .stem import perl_split, stem_token
 
-__all__ = ["read_sentences", "read_text", "read_units", "normalize", "tokens", "ScriptError"]
+__all__ = ["read_latin1", "read_sentences", "spl_unit_words", "is_spl", "read_text", "read_units", "normalize", "tokens", "ScriptError"]
 
 
 class ScriptError(Exception):
-    """What the script dies with (its message, printed to stderr; exit status 255)."""
+    """What the script dies with: its message (printed to stderr) and exit status (Perl's
+    ``die`` exits with ``$!``, the errno of the last failed call, when it is set: 2 after a
+    missing file; else 255)."""
+
+    def __init__(self, message: str, status: int = 255):
+        super().__init__(message)
+        self.status = status
 
 
 _UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -44,17 +51,31 @@ def _lines(data: str) -> List[str]:
     return lines
 
 
+def read_latin1(path: str) -> str:
+    """A file's bytes as latin-1 text (one character a byte); ScriptError if it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            chunks = []
+            while True:
+                b = os.read(fd, 1 << 16)
+                if not b:
+                    break
+                chunks.append(b)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise ScriptError(f"Cannot open {path}\n", e.errno or 255) from None
+    return b"".join(chunks).decode("latin-1")
+
+
 def read_sentences(path: str, fmt: Optional[str]) -> List[str]:
     """The summary's sentences, lower-cased, as the script collects them (``@sntList``)."""
     kind = (fmt or "").upper() if fmt is not None and re.fullmatch(r"(?i)(SEE|ISI|SPL)\n?", fmt) else None
     if kind is None:
         raise ScriptError(f"Unknown input format: {'' if fmt is None else fmt}\n")
     kind = kind.strip()
-    try:
-        with open(path, "rb") as f:
-            data = f.read().decode("latin-1")
-    except OSError:
-        raise ScriptError(f"Cannot open {path}\n") from None
+    data = read_latin1(path)
     out = []
     for line in _lines(data):
         if kind == "SPL":
@@ -74,6 +95,23 @@ def read_sentences(path: str, fmt: Optional[str]) -> List[str]:
 
 
 _BLANK = {c: " " for c in range(256) if not (chr(c).isascii() and (chr(c).isalnum() or chr(c) == "-"))}
+
+
+_SPL_TABLE = {**_BLANK, **{c: c + 32 for c in range(65, 91)}, 10: 10}   # lower case, blanks, \n kept
+_SPL = re.compile(r"(?i)SPL\n?")
+
+
+def spl_unit_words(path: str) -> List[List[str]]:
+    """An SPL file's ``readText_LCS`` units without a length limit, as their words: each
+    non-empty line lower-cased and normalized (:func:`normalize`), the whole file at once."""
+    data = read_latin1(path)
+    norm = data.replace("-", " - ").translate(_SPL_TABLE).split("\n")   # "-" adds no line
+    return [norm[k].split() for k, line in enumerate(data.split("\n")) if line]
+
+
+def is_spl(fmt) -> bool:
+    """The format ``read_sentences`` reads as SPL."""
+    return fmt is not None and _SPL.fullmatch(fmt) is not None
 
 
 def normalize(text: str) -> str:

@@ -33,7 +33,7 @@ import numpy as np
 
 __all__ = ["AGGREGATES", "bootstrap_mid", "RESAMPLES"]
 
-AGGREGATES = ("mean", "bootstrap_mid")
+AGGREGATES = ("mean", "bootstrap_mid", "rouge155")   # rouge155: paddle_rougel.rouge155.bootstrap
 RESAMPLES = 1000  # BootstrapAggregator's n_samples default (evaluate does not change it)
 
 
