@@ -67,7 +67,7 @@ def _ranges(n: int, client, partitions: Optional[int]) -> list:
 def _join_task(lt, rt, index, plen, lo, hi, t, a, order, block, threads, want):
     """Pairs of left texts lo:hi with F >= t (want "ge") or > t (want "gt"), verified."""
     out = []
-    for xs, ys in cand.candidate_pairs(lt, plen, lo, hi, index, rt.lens, t, a, order, block):
+    for xs, ys in cand.candidate_pairs(lt, plen, lo, hi, index, rt, t, a, order, block, threads):
         f = verify(lt, rt, xs, ys, a, threads)
         ok = f >= t if want == "ge" else f > t
         out.append((xs[ok], ys[ok], f[ok]))
@@ -77,7 +77,7 @@ def _join_task(lt, rt, index, plen, lo, hi, t, a, order, block, threads, want):
 def _pool_max_task(lt, rt, index, plen, lo, hi, t, a, block, threads):
     """Per item lo:hi, its best F over the verified pool candidates (0.0 with none)."""
     best = np.zeros(hi - lo, dtype=np.float64)
-    for xs, ys in cand.candidate_pairs(lt, plen, lo, hi, index, rt.lens, t, a, 0, block):
+    for xs, ys in cand.candidate_pairs(lt, plen, lo, hi, index, rt, t, a, 0, block, threads):
         np.maximum.at(best, xs - lo, verify(lt, rt, xs, ys, a, threads))
     return best
 

@@ -42,22 +42,23 @@ class Dedup(NamedTuple):
 
 
 class _KeptIndex:
-    """The kept items' prefix entries as a few posting-list segments (merged as a binary
-    counter: O(log blocks) segments, each entry re-sorted O(log blocks) times)."""
+    """The kept items' prefix entries, per window, as a few posting-list segments (merged as a
+    binary counter: O(log blocks) segments, each entry re-sorted O(log blocks) times)."""
 
-    def __init__(self, n_elems: int):
-        self.n_elems = n_elems
-        self.segs: List[tuple] = []  # (elems, recs, pos, Index)
+    def __init__(self, n_elems: int, lens: np.ndarray):
+        self.n_elems, self.lens = n_elems, lens
+        self.segs: dict = {1: [], 2: []}  # window: [(elems, recs, pos, Index)]
 
-    def add(self, elems: np.ndarray, recs: np.ndarray, pos: np.ndarray) -> None:
-        while self.segs and len(self.segs[-1][0]) <= 2 * len(elems):
-            e, r, p, _ = self.segs.pop()
+    def add(self, window: int, elems: np.ndarray, recs: np.ndarray, pos: np.ndarray) -> None:
+        segs = self.segs[window]
+        while segs and len(segs[-1][0]) <= 2 * len(elems):
+            e, r, p, _ = segs.pop()
             elems, recs, pos = np.concatenate([e, elems]), np.concatenate([r, recs]), np.concatenate([p, pos])
         if len(elems):
-            self.segs.append((elems, recs, pos, cand.build_index(elems, recs, pos, self.n_elems)))
+            segs.append((elems, recs, pos, cand.build_index(elems, recs, pos, self.n_elems, self.lens)))
 
     def indexes(self):
-        return [s[3] for s in self.segs]
+        return [(w, s[3]) for w in (1, 2) for s in self.segs[w]]
 
 
 def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
@@ -109,29 +110,28 @@ def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best:
             kept: np.ndarray, progress=None) -> None:
     """Fill kept and (for the dropped items, exactly) best, block by block (t >= 0)."""
     n = len(I.lens)
-    partners = np.concatenate([P.lens, I.lens])
-    o_hyp = cand.min_need(I.lens, partners, t, a, True)
-    o_ref = cand.min_need(I.lens, I.lens, t, a, False)
+    probe = cand.two_windows(I.lens, np.concatenate([P.lens, I.lens]), t, a).left
+    ref = cand.two_windows(I.lens, I.lens, t, a).right
     n_elems = int(max(I.elems.max(initial=-1), P.elems.max(initial=-1))) + 1
-    plen_hyp, plen_ref = cand.prefix_len(I.lens, o_hyp), cand.prefix_len(I.lens, o_ref)
     sources = []
     if len(P.lens):
-        plen_pool = cand.prefix_len(P.lens, cand.min_need(P.lens, I.lens, t, a, False))
-        sources.append((cand.build_index(*cand.prefix_entries(P, plen_pool), n_elems), P))
-    kept_index = _KeptIndex(n_elems)
+        sources.append((cand.window_indexes(P, cand.two_windows(I.lens, P.lens, t, a).right, n_elems), P))
+    kept_index = _KeptIndex(n_elems, I.lens)
     for lo in range(0, n, ITEMS_PER_BLOCK):
         hi = min(n, lo + ITEMS_PER_BLOCK)
         bmax = np.zeros(hi - lo, dtype=np.float64)
-        for index, rt in sources + [(x, I) for x in kept_index.indexes()]:
-            for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, index, rt.lens, t, a, 0, BLOCK):
+        for indexes, rt in sources + [(kept_index.indexes(), I)]:
+            for xs, ys in cand.candidate_pairs(I, probe, lo, hi, indexes, rt, t, a, 0, BLOCK, threads):
                 np.maximum.at(bmax, xs - lo, verify(I, rt, xs, ys, a, threads))
-        entries = cand.prefix_entries(I.part(lo, hi), plen_ref[lo:hi], base=lo)
-        own = cand.build_index(*entries, n_elems)
+        block = I.part(lo, hi)
+        entries = [cand.prefix_entries(block, ref[w - 1][lo:hi], base=lo) for w in (1, 2)]
+        own = [(w, cand.build_index(*entries[w - 1], n_elems, I.lens)) for w in (1, 2)]
         inner = [(xs, ys, verify(I, I, xs, ys, a, threads))
-                 for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, own, I.lens, t, a, -1, BLOCK)]
+                 for xs, ys in cand.candidate_pairs(I, probe, lo, hi, own, I, t, a, -1, BLOCK, threads)]
         resolve(lo, hi, bmax, inner, t, best, kept)
-        ok = kept[entries[1]]
-        kept_index.add(*(x[ok] for x in entries))
+        for w in (1, 2):
+            ok = kept[entries[w - 1][1]]
+            kept_index.add(w, *(x[ok] for x in entries[w - 1]))
         if progress is not None:
             progress(hi - lo)
 
