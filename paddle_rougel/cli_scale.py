@@ -7,7 +7,8 @@ line number when absent).  Output: JSON Lines on stdout (or ``-o FILE``), ids as
 gave them:
 
 * ``dedup``: one line per kept item, ``{"id": ..., "line": N, "best": F}`` (``--all``: every
-  item, with ``"kept": true/false``); a summary line on stderr;
+  item, with ``"kept": true/false``; ``best``: a dropped item's best F, null for a kept one
+  unless ``--best exact``); a summary line on stderr;
 * ``join``: one line per pair with F >= threshold, ``{"left": id, "right": id, "f": F}``.
 
 A progress bar on stderr (a terminal only) for long runs.
@@ -92,8 +93,9 @@ def add_parsers(sub) -> None:
     d.add_argument("items", metavar="FILE", help="items, in order (text lines or JSONL)")
     d.add_argument("--pool", metavar="FILE", help="items already kept (text lines or JSONL)")
     d.add_argument("--all", action="store_true", help="write every item with \"kept\", not only the kept")
-    d.add_argument("--best", choices=("exact", "dropped"), default="exact",
-                   help="exact: every item's best F; dropped: only the dropped items' (faster)")
+    d.add_argument("--best", choices=("exact", "dropped"), default="dropped",
+                   help="dropped (default): the dropped items' best F, null for the kept; exact: every "
+                        "item's (a second pass, quadratic in the kept items)")
     _common(d)
     d.set_defaults(func=cmd_dedup)
     j = sub.add_parser("join", help="every pair with ROUGE-L F >= the threshold (LEFT with itself, or LEFT x RIGHT)")

@@ -6,14 +6,19 @@ read in blocks; each block's items are checked against three sources of candidat
 from the lossless bounds of :mod:`paddle_rougel.candidates` and verified by the LCS kernel:
 the pool's index, the index of the items kept in earlier blocks (dropped items never enter
 it), and the block itself (pairs j < i, resolved in order).  A dropped item's best F is
-exact (it is above the threshold, so the pair that gives it is a candidate); a kept item's
-best is at most the threshold, and ``best="exact"`` (the default) computes it exactly by a
-second pass over the kept items only, ``best="dropped"`` leaves it NaN (faster: the kept set
-is the same).
+its exact best (the largest F against the pool and the items kept before it, not the first
+above the threshold: every pair above the threshold is a candidate, and all are verified).
+A kept item's best is at most the threshold; ``best="dropped"`` (the default) leaves it NaN,
+which keeps the run near-linear; ``best="exact"`` computes it exactly by a second pass over the
+kept items (all pairs of kept items: quadratic time, bounded memory).  The kept set is the
+same, bit for bit, either way.
 
 >>> d = deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace")
 >>> d.kept.tolist(), d.best.round(4).tolist()
-([0, 2], [0.4, 0.8571, 0.5])
+([0, 2], [nan, 0.8571, nan])
+>>> deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace",
+...             best="exact").best.round(4).tolist()
+[0.4, 0.8571, 0.5]
 """
 from __future__ import annotations
 
@@ -79,16 +84,17 @@ def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
                 alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                threads: Optional[int] = None, best: str = "exact", progress=None) -> Dedup:
+                threads: Optional[int] = None, best: str = "dropped", progress=None) -> Dedup:
     """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
     items kept before it is at most ``threshold`` (drop it when above).
 
     The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
     F, what Self-Instruct uses) F is symmetric anyway.  ``gamma``: instead of alpha (as alpha
     1 / (1 + gamma^2)).  Memory: the inputs, the kept items' index and one block, not the
-    N x (P + N) grid.  ``best``: ``"exact"`` every item's best F (as computed by
-    ``rouge_l_matrix``'s float64 operations; a second pass over the kept items, quadratic in
-    their number), ``"dropped"``: the dropped items' exact best, NaN for the kept ones.
+    N x (P + N) grid.  ``best``: ``"dropped"`` (default) the dropped items' exact best F (as
+    computed by ``rouge_l_matrix``'s float64 operations), NaN for the kept ones (their best is
+    at most the threshold); ``"exact"`` every item's (a second pass over the kept items,
+    quadratic in their number).  The kept indices do not depend on it.
     ``progress``: called with the number of items resolved since its last call.
     """
     a, t, I, P = prepare(items, pool, threshold, alpha, gamma, best, (tokenize, normalize, lowercase, stem))
