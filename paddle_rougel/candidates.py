@@ -162,12 +162,13 @@ def encode(texts: Sequence) -> Encoded:
 
 
 class Index(NamedTuple):
-    """Posting lists: element e's texts (ascending ids) are ``recs[indptr[e]:indptr[e+1]]``,
-    ``pos`` the element's position in each."""
+    """Posting lists: element e's texts are ``recs[indptr[e]:indptr[e+1]]`` (by length, then
+    id), ``pos`` the element's position in each, ``lens`` each one's length."""
 
     indptr: np.ndarray
     recs: np.ndarray
     pos: np.ndarray
+    lens: np.ndarray
 
 
 def prefix_len(lens: np.ndarray, o: np.ndarray) -> np.ndarray:
@@ -188,10 +189,11 @@ def prefix_entries(enc: Encoded, plen: np.ndarray, base: int = 0):
 def build_index(elems: np.ndarray, recs: np.ndarray, pos: np.ndarray, n_elems: int, lens: np.ndarray) -> Index:
     """Posting lists of the entries (element, text, position); each element's postings
     ordered by the texts' lengths ``lens[recs]``, then ids (the C probe's length window)."""
-    order = np.lexsort((recs, lens[recs], elems))
+    rl = lens[recs]
+    order = np.lexsort((recs, rl, elems))
     indptr = np.zeros(n_elems + 1, dtype=np.int64)
     np.cumsum(np.bincount(elems, minlength=n_elems), out=indptr[1:])
-    return Index(indptr, recs[order], pos[order])
+    return Index(indptr, recs[order], pos[order], np.ascontiguousarray(rl[order], dtype=np.int64))
 
 
 class Passes(NamedTuple):
@@ -248,7 +250,8 @@ def candidate_pairs(lt: Encoded, plens: tuple, lo: int, hi: int, indexes: list, 
         for w, index in indexes:
             plen = plens[max(0, w - 1)]
             if kernel is not None:
-                xs, ys, end = kernel(lt.elems, lt.ptr, plen, lt.lens, index.indptr, index.recs, index.pos, rlens,
+                xs, ys, end = kernel(lt.elems, lt.ptr, plen, lt.lens, index.indptr, index.recs, index.pos, index.lens,
+                                     rlens,
                                      rt.elems, rt.ptr, nxt, stop, t, alpha, order, w, each,
                                      threads or engine.default_threads())
                 xs, ys = np.frombuffer(xs, dtype=np.int64), np.frombuffer(ys, dtype=np.int64)

@@ -249,18 +249,19 @@ def test_kernels_refuse_inconsistent_buffers():
     z = np.zeros(1, dtype=np.int64)
     one = np.array([0, 1], dtype=np.int64)
     # one left text [e0], an index of element 0 -> right text 0 at position 0, right text 0 = [e0]
-    ok = (np.array([0], dtype=np.int64), one, np.array([1], dtype=np.int64), np.array([1], dtype=np.int64),
-          one, z, z, np.array([1], dtype=np.int64), z, one)
+    n1 = np.array([1], dtype=np.int64)
+    ok = (np.array([0], dtype=np.int64), one, n1, n1, one, z, z, n1, n1, z, one)
     xs, ys, nxt = _lcs.join_candidates(*ok, 0, 1, 0.5, 0.5, 0, 0, 100)
     assert nxt == 1 and np.frombuffer(xs, dtype=np.int64).tolist() == [0]
     bad_elem = (np.array([5], dtype=np.int64),) + ok[1:]   # an element past the index
     bad_rec = ok[:5] + (np.array([3], dtype=np.int64),) + ok[6:]  # a right id past rlen
-    bad_pos = ok[:6] + (np.array([1], dtype=np.int64),) + ok[7:]  # a position past the right text
-    bad_rptr = ok[:9] + (np.array([0, 2], dtype=np.int64),)  # right text 0's elements past relems
+    bad_pos = ok[:6] + (n1,) + ok[7:]  # a position past the right text
+    bad_len = ok[:7] + (np.array([2], dtype=np.int64),) + ok[8:]  # a posting's length not its text's
+    bad_rptr = ok[:10] + (np.array([0, 2], dtype=np.int64),)  # right text 0's elements past relems
     bad_ptr = (ok[0], np.array([0, 2], dtype=np.int64)) + ok[2:]  # left text 0's elements past elems
-    short_rptr = ok[:9] + (z,)  # rptr must hold nr + 1 offsets
-    for args, lo, hi in ((bad_elem, 0, 1), (bad_rec, 0, 1), (bad_pos, 0, 1), (bad_rptr, 0, 1), (bad_ptr, 0, 1),
-                         (short_rptr, 0, 1), (ok, 0, 2), (ok, -1, 1)):
+    short_rptr = ok[:10] + (z,)  # rptr must hold nr + 1 offsets
+    for args, lo, hi in ((bad_elem, 0, 1), (bad_rec, 0, 1), (bad_pos, 0, 1), (bad_len, 0, 1), (bad_rptr, 0, 1),
+                         (bad_ptr, 0, 1), (short_rptr, 0, 1), (ok, 0, 2), (ok, -1, 1)):
         for threads in (1, 4):
             with pytest.raises(ValueError, match="inconsistent"):
                 _lcs.join_candidates(*args, lo, hi, 0.5, 0.5, 0, 0, 100, threads)

@@ -23,13 +23,13 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The first k in [lo, hi) whose right text is longer than v (postings ascend by length
- * there), or JOIN_BAD when a right id read is out of range. */
-static int64_t first_longer(const JoinIndex *J, int64_t lo, int64_t hi, int64_t v) {
+/* The first k in [lo, hi) whose right text is longer than v or, when m > 0, whose length n
+ * makes need(m, n) > room (postings ascend by length there; need grows with n: both tests
+ * are monotone), or JOIN_BAD when a right id read is out of range. */
+static int64_t first_beyond(const JoinIndex *J, int64_t lo, int64_t hi, int64_t v, int64_t m, int64_t room) {
     while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2, y = J->recs[mid];
-        if (y < 0 || y >= J->nr) return JOIN_BAD;
-        if (J->rlen[y] > v) hi = mid;
+        const int64_t mid = lo + (hi - lo) / 2, n = J->plens[mid];
+        if (n > v || (m > 0 && join_need(m, n, J->t, J->alpha) > room)) hi = mid;
         else lo = mid + 1;
     }
     return lo;
@@ -109,14 +109,18 @@ static int overlap_reaches(const int64_t *a, int64_t na, const int64_t *b, int64
     return 1;
 }
 
-/* The postings of element e whose right texts' lengths are in [nlo, nhi] (checked). */
-static int postings(const JoinIndex *J, int64_t e, int64_t nlo, int64_t nhi, int64_t *k, int64_t *end) {
+/* The postings of element e (at position px of a left text of m tokens) whose right texts'
+ * lengths n are in [nlo, nhi] and leave the pair's first shared element room at px:
+ * need(m, n) <= m - px (prefix filtering: the first element two texts with overlap o share
+ * is within the first len - o + 1 of each), all checked. */
+static int postings(const JoinIndex *J, int64_t e, int64_t nlo, int64_t nhi, int64_t m, int64_t px, int64_t *k,
+                    int64_t *end) {
     if (e < 0 || e >= J->E) return JOIN_BAD;
     *k = J->indptr[e];
     *end = J->indptr[e + 1];
     if (*k < 0 || *end < *k || *end > J->nk) return JOIN_BAD;
-    *k = first_longer(J, *k, *end, nlo - 1);
-    if (*k >= 0) *end = first_longer(J, *k, *end, nhi);
+    *k = first_beyond(J, *k, *end, nlo - 1, 0, 0);
+    if (*k >= 0) *end = first_beyond(J, *k, *end, nhi, m, m - px);
     return *k < 0 || *end < 0 ? JOIN_BAD : 0;
 }
 
@@ -127,16 +131,16 @@ static int64_t count_shared(const JoinIndex *J, int64_t x, Work *w) {
     length_window(J, m, &nlo, &nhi);
     for (int64_t px = 0; px < J->plen[x]; px++) {
         int64_t k, end;
-        if (postings(J, el[px], nlo, nhi, &k, &end) < 0) return JOIN_BAD;
+        if (postings(J, el[px], nlo, nhi, m, px, &k, &end) < 0) return JOIN_BAD;
         for (; k < end; k++) {
-            const int64_t y = J->recs[k], py = J->rpos[k];
-            if (y < 0 || y >= J->nr || py < 0 || py >= J->rlen[y]) return JOIN_BAD;
+            const int64_t y = J->recs[k], py = J->rpos[k], nn = J->plens[k];
+            if (y < 0 || y >= J->nr || py < 0 || py >= nn) return JOIN_BAD;
             if (J->order && (J->order > 0 ? y <= x : y >= x)) continue;
             const int32_t c = w->count[y];
             if (c < 0) continue;
             if (c == 0) {
+                if (nn != J->rlen[y]) return JOIN_BAD;
                 w->touched[nt++] = y;
-                const int64_t nn = J->rlen[y];
                 const int64_t req = join_need(m, nn, J->t, J->alpha);
                 const int64_t rest = (m - px < nn - py) ? m - px : nn - py;  /* positional */
                 if ((m < nn ? m : nn) < req || rest < req) { w->count[y] = -1; continue; }
@@ -164,7 +168,7 @@ static int probe_row(const JoinIndex *J, int64_t x, Work *w, Pairs *o) {
         w->count[y] = 0;
         if (c <= 0 || bad) continue;
         const int64_t nn = J->rlen[y], r0 = J->rptr[y], r1 = J->rptr[y + 1];
-        if (r0 < 0 || r1 < r0 || r1 > J->nre || r1 - r0 != nn) { bad = 1; continue; }
+        if (r0 < 0 || r1 < r0 || r1 > J->nre || r1 - r0 != nn || w->last[2 * y + 1] >= nn) { bad = 1; continue; }
         const int64_t px = w->last[2 * y], py = w->last[2 * y + 1], req = join_need(m, nn, J->t, J->alpha);
         if (c + (m - 1 - px < nn - 1 - py ? m - 1 - px : nn - 1 - py) < req) continue;
         if (overlap_reaches(el + px + 1, m - 1 - px, J->relems + r0 + py + 1, nn - 1 - py, c, req))

@@ -9,13 +9,14 @@
 
 /* Left text x has the elements elems[ptr[x] .. ptr[x+1]) (global ranks, ascending), length
  * llen[x] and a probe prefix of plen[x] elements.  Element e's postings are the right texts
- * recs[indptr[e] .. indptr[e+1]) (ascending by length, rlen[]), rpos[] the element's position in each.  Right
+ * recs[indptr[e] .. indptr[e+1]) (ascending by length), rpos[] the element's position in each and
+ * plens[] its length (a posting whose length is not its text's is an error).  Right
  * text y has the elements relems[rptr[y] .. rptr[y+1]) (ascending) and length rlen[y].
  * The sizes (nl left texts, ne left elements, E index elements, nk postings, nr right texts,
  * nre right elements) bound every read: an offset, element or id outside them is an error. */
 typedef struct {
     const int64_t *elems, *ptr, *plen, *llen;
-    const int64_t *indptr, *recs, *rpos, *rlen;
+    const int64_t *indptr, *recs, *rpos, *plens, *rlen;  /* plens[k]: rlen[recs[k]] */
     const int64_t *relems, *rptr;
     int64_t nl, ne, E, nk, nr, nre;
     double t, alpha;            /* threshold (>= 0) and alpha (< 0: tensor2tensor's F) */

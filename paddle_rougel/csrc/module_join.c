@@ -80,7 +80,7 @@ done:
 
 
 MOD_DOC(py_join_candidates_doc,
-"join_candidates(elems, ptr, plen, llen, indptr, recs, rpos, rlen, relems, rptr, lo, hi, t,\n"
+"join_candidates(elems, ptr, plen, llen, indptr, recs, rpos, plens, rlen, relems, rptr, lo, hi, t,\n"
 "                alpha, order, window, max_pairs, threads=1) -> (xs, ys, next)\n\n"
 "int64 buffers as paddle_rougel.candidates builds them (join_kernel.h).  The candidate\n"
 "pairs of the left texts lo.. (until max_pairs or hi), as native int64 bytearrays, each\n"
@@ -90,23 +90,23 @@ MOD_DOC(py_join_candidates_doc,
 
 /* The buffers' sizes agree with each other (what is read through them is checked then). */
 static int join_sizes_ok(Py_buffer *b, Py_ssize_t lo, Py_ssize_t hi) {
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 11; i++)
         if (b[i].len % (Py_ssize_t)sizeof(int64_t)) return 0;
-    const Py_ssize_t nl = b[1].len / 8 - 1, E = b[4].len / 8 - 1, nk = b[5].len / 8, nr = b[7].len / 8;
+    const Py_ssize_t nl = b[1].len / 8 - 1, E = b[4].len / 8 - 1, nk = b[5].len / 8, nr = b[8].len / 8;
     return nl >= 0 && E >= 0 && b[2].len / 8 == nl && b[3].len / 8 == nl && b[6].len / 8 == nk &&
-           b[9].len / 8 == nr + 1 && lo >= 0 && hi >= lo && hi <= nl;
+           b[7].len / 8 == nk && b[10].len / 8 == nr + 1 && lo >= 0 && hi >= lo && hi <= nl;
 }
 
 PyObject *py_join_candidates(PyObject *self, PyObject *args) {
-    Py_buffer b[10];
+    Py_buffer b[11];
     memset(b, 0, sizeof(b));
     Py_ssize_t lo, hi, max_pairs;
     double t, alpha;
     int order, window, threads = 1;
     PyObject *xo = NULL, *yo = NULL, *result = NULL;
     int64_t *xs = NULL, *ys = NULL, n = 0, cap = 0, next;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*nnddiin|i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-                          &b[6], &b[7], &b[8], &b[9], &lo, &hi, &t, &alpha, &order, &window, &max_pairs,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*nnddiin|i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &b[7], &b[8], &b[9], &b[10], &lo, &hi, &t, &alpha, &order, &window, &max_pairs,
                           &threads))
         goto done;
     if (!join_sizes_ok(b, lo, hi) || !(t >= 0) || !isfinite(t) || !isfinite(alpha) || alpha > 1 || window < 0 ||
@@ -114,11 +114,11 @@ PyObject *py_join_candidates(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "join_candidates: inconsistent index buffers or settings");
         goto done;
     }
-    const int64_t *i64[10];
-    for (int i = 0; i < 10; i++) i64[i] = (const int64_t *)b[i].buf;
-    JoinIndex J = {i64[0], i64[1], i64[2], i64[3], i64[4], i64[5], i64[6], i64[7], i64[8], i64[9],
+    const int64_t *i64[11];
+    for (int i = 0; i < 11; i++) i64[i] = (const int64_t *)b[i].buf;
+    JoinIndex J = {i64[0], i64[1], i64[2], i64[3], i64[4], i64[5], i64[6], i64[7], i64[8], i64[9], i64[10],
                    (int64_t)(b[1].len / 8 - 1), (int64_t)(b[0].len / 8), (int64_t)(b[4].len / 8 - 1),
-                   (int64_t)(b[5].len / 8), (int64_t)(b[7].len / 8), (int64_t)(b[8].len / 8),
+                   (int64_t)(b[5].len / 8), (int64_t)(b[8].len / 8), (int64_t)(b[9].len / 8),
                    t, alpha, order, window};
     Py_BEGIN_ALLOW_THREADS
     next = join_candidates(&J, lo, hi, max_pairs, threads, &xs, &ys, &n, &cap);
@@ -132,7 +132,7 @@ PyObject *py_join_candidates(PyObject *self, PyObject *args) {
         !(yo = PyByteArray_FromStringAndSize((const char *)ys, (Py_ssize_t)(n * 8)))) goto done;
     result = Py_BuildValue("(OOL)", xo, yo, (long long)next);
 done:
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 11; i++)
         if (b[i].obj) PyBuffer_Release(&b[i]);
     free(xs); free(ys);
     Py_XDECREF(xo); Py_XDECREF(yo);
