@@ -236,10 +236,12 @@ static int64_t gather(Pool *P, int64_t hi, int64_t **xs, int64_t **ys, int64_t *
     int64_t next = hi;
     for (int64_t p = 0; p < P->npieces && p <= P->stopped; p++) {
         if (P->ends[p] < 0) { next = P->ends[p]; break; }
-        if (grow(&all, all.n + P->out[p].n) < 0) { next = JOIN_NOMEM; break; }
-        memcpy(all.xs + all.n, P->out[p].xs, (size_t)P->out[p].n * sizeof(int64_t));
-        memcpy(all.ys + all.n, P->out[p].ys, (size_t)P->out[p].n * sizeof(int64_t));
-        all.n += P->out[p].n;
+        if (P->out[p].n > 0) {  /* an empty piece has no arrays (memcpy from NULL is undefined) */
+            if (grow(&all, all.n + P->out[p].n) < 0) { next = JOIN_NOMEM; break; }
+            memcpy(all.xs + all.n, P->out[p].xs, (size_t)P->out[p].n * sizeof(int64_t));
+            memcpy(all.ys + all.n, P->out[p].ys, (size_t)P->out[p].n * sizeof(int64_t));
+            all.n += P->out[p].n;
+        }
         if (P->ends[p] < P->bounds[p + 1]) { next = P->ends[p]; break; }
     }
     *xs = all.xs; *ys = all.ys; *n = all.n; *cap = all.cap;
