@@ -64,7 +64,9 @@ export PYTHONDONTWRITEBYTECODE=1
 # Python objects (str data included) from malloc, not pymalloc's arenas: a read past
 # the end of a str the kernels are given is then an ASan report.
 export PYTHONMALLOC=malloc
-# tests/conftest.py then deselects the runs that execute no C code (the pure-Python engine's)
+# Under the sanitizers: tests/conftest.py deselects the runs that execute no C code (the
+# pure-Python engine's), and tests that generate many cases run fewer of them (tests/test_scale.py:
+# fewer alphas and examples): every kernel-facing test still runs, in minutes.
 export PADDLE_ROUGEL_SANITIZE=1
 
 cd "$WORK"  # not the checkout: `python -m` puts the cwd first on sys.path

@@ -19,11 +19,14 @@ def _rows(capsys):
 def test_dedup_text_and_jsonl_keep_ids(tmp_path, capsys):
     txt = tmp_path / "items.txt"
     txt.write_text("\n".join(TEXTS) + "\n", encoding="utf-8")
-    want = deduplicate(TEXTS, (), 0.7, tokenize="rouge_score")
-    assert main(["dedup", str(txt), "--tokenize", "rouge_score"]) == 0
+    want = deduplicate(TEXTS, (), 0.7, tokenize="rouge_score", best="exact")
+    assert main(["dedup", str(txt), "--tokenize", "rouge_score", "--best", "exact"]) == 0
     rows = _rows(capsys)
     assert [r["id"] for r in rows] == [i + 1 for i in want.kept.tolist()]  # line numbers
     assert [r["best"] for r in rows] == want.best[want.kept].tolist()
+    assert main(["dedup", str(txt), "--tokenize", "rouge_score", "--all"]) == 0  # default: best="dropped"
+    rows = _rows(capsys)
+    assert [r["best"] for r in rows] == [None if i in want.kept else want.best[i] for i in range(len(TEXTS))]
     js = tmp_path / "items.jsonl"
     js.write_text("\n".join(json.dumps({"uid": f"q{i}", "instruction": t}) for i, t in enumerate(TEXTS)) + "\n",
                   encoding="utf-8")

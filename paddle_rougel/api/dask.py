@@ -56,28 +56,31 @@ def _texts(x: Any, what: str) -> Any:
     return x
 
 
-def _ranges(n: int, client, partitions: Optional[int]) -> list:
+def _ranges(n: int, client, partitions: Optional[int], triangle: bool = False) -> list:
+    """Row ranges, one a task; ``triangle``: row x's work grows with x (pairs with earlier
+    rows), so the cuts are n sqrt(k / K): about the same work each."""
     if partitions is None:
         partitions = 4 * max(1, sum(client.nthreads().values()))
     k = max(1, min(int(partitions), n))
-    cuts = np.linspace(0, n, k + 1).astype(int)
+    cuts = (n * np.sqrt(np.linspace(0, 1, k + 1)) if triangle else np.linspace(0, n, k + 1)).astype(int)
+    cuts[-1] = n
     return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
-def _join_task(lt, rt, index, plen, lo, hi, t, a, order, block, threads, want):
+def _join_task(lt, rt, indexes, plens, lo, hi, t, a, order, block, threads, want):
     """Pairs of left texts lo:hi with F >= t (want "ge") or > t (want "gt"), verified."""
     out = []
-    for xs, ys in cand.candidate_pairs(lt, plen, lo, hi, index, rt.lens, t, a, order, block):
+    for xs, ys in cand.candidate_pairs(lt, plens, lo, hi, indexes, rt, t, a, order, block, threads):
         f = verify(lt, rt, xs, ys, a, threads)
         ok = f >= t if want == "ge" else f > t
         out.append((xs[ok], ys[ok], f[ok]))
     return _cat(out)
 
 
-def _pool_max_task(lt, rt, index, plen, lo, hi, t, a, block, threads):
+def _pool_max_task(lt, rt, indexes, plens, lo, hi, t, a, block, threads):
     """Per item lo:hi, its best F over the verified pool candidates (0.0 with none)."""
     best = np.zeros(hi - lo, dtype=np.float64)
-    for xs, ys in cand.candidate_pairs(lt, plen, lo, hi, index, rt.lens, t, a, 0, block):
+    for xs, ys in cand.candidate_pairs(lt, plens, lo, hi, indexes, rt, t, a, 0, block, threads):
         np.maximum.at(best, xs - lo, verify(lt, rt, xs, ys, a, threads))
     return best
 
@@ -89,10 +92,14 @@ def _cat(parts: list) -> tuple:
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
+def _submit(client, fn, ranges, *shared, **kw) -> list:
+    """fn(*shared, lo, hi, **kw) per range on the cluster: the futures, in range order."""
+    return [client.submit(fn, *shared, lo, hi, pure=False, **kw) for lo, hi in ranges]
+
+
 def _run(client, fn, ranges, *shared, **kw) -> list:
     """fn(*shared, lo, hi, **kw) per range on the cluster, results in range order."""
-    futs = [client.submit(fn, *shared, lo, hi, pure=False, **kw) for lo, hi in ranges]
-    return client.gather(futs)
+    return client.gather(_submit(client, fn, ranges, *shared, **kw))
 
 
 def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold: float = 0.7, *,
@@ -114,13 +121,10 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
     lt = token_texts(left, "left item", tok)
     rt = None if right is None else token_texts(right, "right item", tok)
     el, er = encode_sides(lt, rt)
-    o_l = cand.min_need(el.lens, er.lens, t, a, True)
-    o_r = cand.min_need(er.lens, el.lens, t, a, False)
-    if right is None:
-        o_l = o_r = np.minimum(o_l, o_r)
+    passes = cand.two_windows(el.lens, er.lens, t, a)
     n_elems = int(max(el.elems.max(initial=-1), er.elems.max(initial=-1))) + 1
-    index = cand.build_index(*cand.prefix_entries(er, cand.prefix_len(er.lens, o_r)), n_elems)
-    shared = client.scatter([el, er, index, cand.prefix_len(el.lens, o_l)], broadcast=True, hash=False)
+    indexes = cand.window_indexes(er, passes.right, n_elems)
+    shared = client.scatter([el, er, indexes, passes.left], broadcast=True, hash=False)
     parts = _run(client, _join_task, _ranges(len(el.lens), client, partitions), *shared, t=t, a=a,
                  order=1 if right is None else 0, block=block, threads=threads, want="ge")
     if progress is not None:
@@ -131,7 +135,7 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
                 alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                threads: Optional[int] = 1, best: str = "exact", progress=None, client=None,
+                threads: Optional[int] = 1, best: str = "dropped", progress=None, client=None,
                 partitions: Optional[int] = None, block: int = 2_000_000) -> Dedup:
     """:func:`paddle_rougel.deduplicate` over the Dask cluster (the same kept items and best)."""
     client = _client(client)
@@ -141,22 +145,19 @@ def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
     out = np.zeros(n, dtype=np.float64)
     kept = np.zeros(n, dtype=bool)
     if n and t >= 0:
-        ranges = _ranges(n, client, partitions)
-        o_hyp = cand.min_need(I.lens, np.concatenate([P.lens, I.lens]), t, a, True)
-        plen_hyp = cand.prefix_len(I.lens, o_hyp)
+        probe = cand.two_windows(I.lens, np.concatenate([P.lens, I.lens]), t, a).left
         n_elems = int(max(I.elems.max(initial=-1), P.elems.max(initial=-1))) + 1
-        own = cand.build_index(*cand.prefix_entries(I, cand.prefix_len(I.lens, cand.min_need(
-            I.lens, I.lens, t, a, False))), n_elems)
-        s_i, s_own, s_plen = client.scatter([I, own, plen_hyp], broadcast=True, hash=False)
-        inner = _run(client, _join_task, ranges, s_i, s_i, s_own, s_plen, t=t, a=a, order=-1,
-                     block=block, threads=threads, want="gt")
+        own = cand.window_indexes(I, cand.two_windows(I.lens, I.lens, t, a).right, n_elems)
+        s_i, s_own, s_probe = client.scatter([I, own, probe], broadcast=True, hash=False)
+        inner = _submit(client, _join_task, _ranges(n, client, partitions, triangle=True), s_i, s_i, s_own,
+                        s_probe, t=t, a=a, order=-1, block=block, threads=threads, want="gt")
         bmax = np.zeros(n, dtype=np.float64)
         if len(P.lens):
-            plen_pool = cand.prefix_len(P.lens, cand.min_need(P.lens, I.lens, t, a, False))
-            s_p, s_pi = client.scatter([P, cand.build_index(*cand.prefix_entries(P, plen_pool), n_elems)],
-                                       broadcast=True, hash=False)
-            bmax = np.concatenate(_run(client, _pool_max_task, ranges, s_i, s_p, s_pi, s_plen, t=t, a=a,
-                                       block=block, threads=threads))
+            pool_ix = cand.window_indexes(P, cand.two_windows(I.lens, P.lens, t, a).right, n_elems)
+            s_p, s_pi = client.scatter([P, pool_ix], broadcast=True, hash=False)
+            bmax = np.concatenate(_run(client, _pool_max_task, _ranges(n, client, partitions), s_i, s_p, s_pi,
+                                       s_probe, t=t, a=a, block=block, threads=threads))
+        inner = client.gather(inner)
         resolve(0, n, bmax, [_cat(inner)], t, out, kept)
         if progress is not None:
             progress(n)

@@ -6,14 +6,19 @@ read in blocks; each block's items are checked against three sources of candidat
 from the lossless bounds of :mod:`paddle_rougel.candidates` and verified by the LCS kernel:
 the pool's index, the index of the items kept in earlier blocks (dropped items never enter
 it), and the block itself (pairs j < i, resolved in order).  A dropped item's best F is
-exact (it is above the threshold, so the pair that gives it is a candidate); a kept item's
-best is at most the threshold, and ``best="exact"`` (the default) computes it exactly by a
-second pass over the kept items only, ``best="dropped"`` leaves it NaN (faster: the kept set
-is the same).
+its exact best (the largest F against the pool and the items kept before it, not the first
+above the threshold: every pair above the threshold is a candidate, and all are verified).
+A kept item's best is at most the threshold; ``best="dropped"`` (the default) leaves it NaN,
+which keeps the run near-linear; ``best="exact"`` computes it exactly by a second pass over the
+kept items (all pairs of kept items: quadratic time, bounded memory).  The kept set is the
+same, bit for bit, either way.
 
 >>> d = deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace")
 >>> d.kept.tolist(), d.best.round(4).tolist()
-([0, 2], [0.4, 0.8571, 0.5])
+([0, 2], [nan, 0.8571, nan])
+>>> deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace",
+...             best="exact").best.round(4).tolist()
+[0.4, 0.8571, 0.5]
 """
 from __future__ import annotations
 
@@ -43,22 +48,23 @@ class Dedup(NamedTuple):
 
 
 class _KeptIndex:
-    """The kept items' prefix entries as a few posting-list segments (merged as a binary
-    counter: O(log blocks) segments, each entry re-sorted O(log blocks) times)."""
+    """The kept items' prefix entries, per window, as a few posting-list segments (merged as a
+    binary counter: O(log blocks) segments, each entry re-sorted O(log blocks) times)."""
 
-    def __init__(self, n_elems: int):
-        self.n_elems = n_elems
-        self.segs: List[tuple] = []  # (elems, recs, pos, Index)
+    def __init__(self, n_elems: int, lens: np.ndarray):
+        self.n_elems, self.lens = n_elems, lens
+        self.segs: dict = {1: [], 2: []}  # window: [(elems, recs, pos, Index)]
 
-    def add(self, elems: np.ndarray, recs: np.ndarray, pos: np.ndarray) -> None:
-        while self.segs and len(self.segs[-1][0]) <= 2 * len(elems):
-            e, r, p, _ = self.segs.pop()
+    def add(self, window: int, elems: np.ndarray, recs: np.ndarray, pos: np.ndarray) -> None:
+        segs = self.segs[window]
+        while segs and len(segs[-1][0]) <= 2 * len(elems):
+            e, r, p, _ = segs.pop()
             elems, recs, pos = np.concatenate([e, elems]), np.concatenate([r, recs]), np.concatenate([p, pos])
         if len(elems):
-            self.segs.append((elems, recs, pos, cand.build_index(elems, recs, pos, self.n_elems)))
+            segs.append((elems, recs, pos, cand.build_index(elems, recs, pos, self.n_elems, self.lens)))
 
     def indexes(self):
-        return [s[3] for s in self.segs]
+        return [(w, s[3]) for w in (1, 2) for s in self.segs[w]]
 
 
 def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
@@ -79,16 +85,17 @@ def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
 def deduplicate(items: Sequence, pool: Sequence = (), threshold: float = 0.7,
                 alpha: Optional[float] = None, *, gamma: Optional[float] = None, tokenize: Any = "char",
                 normalize: str = "none", lowercase: Optional[bool] = None, stem: bool = False,
-                threads: Optional[int] = None, best: str = "exact", progress=None) -> Dedup:
+                threads: Optional[int] = None, best: str = "dropped", progress=None) -> Dedup:
     """Self-Instruct's ROUGE-L filter: keep item i when its best F against the pool and the
     items kept before it is at most ``threshold`` (drop it when above).
 
     The item is the hypothesis (P = LCS / len(item)); at the default alpha (0.5, rouge-score's
     F, what Self-Instruct uses) F is symmetric anyway.  ``gamma``: instead of alpha (as alpha
     1 / (1 + gamma^2)).  Memory: the inputs, the kept items' index and one block, not the
-    N x (P + N) grid.  ``best``: ``"exact"`` every item's best F (as computed by
-    ``rouge_l_matrix``'s float64 operations; a second pass over the kept items, quadratic in
-    their number), ``"dropped"``: the dropped items' exact best, NaN for the kept ones.
+    N x (P + N) grid.  ``best``: ``"dropped"`` (default) the dropped items' exact best F (as
+    computed by ``rouge_l_matrix``'s float64 operations), NaN for the kept ones (their best is
+    at most the threshold); ``"exact"`` every item's (a second pass over the kept items,
+    quadratic in their number).  The kept indices do not depend on it.
     ``progress``: called with the number of items resolved since its last call.
     """
     a, t, I, P = prepare(items, pool, threshold, alpha, gamma, best, (tokenize, normalize, lowercase, stem))
@@ -110,29 +117,28 @@ def _greedy(I: cand.Encoded, P: cand.Encoded, t: float, a: float, threads, best:
             kept: np.ndarray, progress=None) -> None:
     """Fill kept and (for the dropped items, exactly) best, block by block (t >= 0)."""
     n = len(I.lens)
-    partners = np.concatenate([P.lens, I.lens])
-    o_hyp = cand.min_need(I.lens, partners, t, a, True)
-    o_ref = cand.min_need(I.lens, I.lens, t, a, False)
+    probe = cand.two_windows(I.lens, np.concatenate([P.lens, I.lens]), t, a).left
+    ref = cand.two_windows(I.lens, I.lens, t, a).right
     n_elems = int(max(I.elems.max(initial=-1), P.elems.max(initial=-1))) + 1
-    plen_hyp, plen_ref = cand.prefix_len(I.lens, o_hyp), cand.prefix_len(I.lens, o_ref)
     sources = []
     if len(P.lens):
-        plen_pool = cand.prefix_len(P.lens, cand.min_need(P.lens, I.lens, t, a, False))
-        sources.append((cand.build_index(*cand.prefix_entries(P, plen_pool), n_elems), P))
-    kept_index = _KeptIndex(n_elems)
+        sources.append((cand.window_indexes(P, cand.two_windows(I.lens, P.lens, t, a).right, n_elems), P))
+    kept_index = _KeptIndex(n_elems, I.lens)
     for lo in range(0, n, ITEMS_PER_BLOCK):
         hi = min(n, lo + ITEMS_PER_BLOCK)
         bmax = np.zeros(hi - lo, dtype=np.float64)
-        for index, rt in sources + [(x, I) for x in kept_index.indexes()]:
-            for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, index, rt.lens, t, a, 0, BLOCK):
+        for indexes, rt in sources + [(kept_index.indexes(), I)]:
+            for xs, ys in cand.candidate_pairs(I, probe, lo, hi, indexes, rt, t, a, 0, BLOCK, threads):
                 np.maximum.at(bmax, xs - lo, verify(I, rt, xs, ys, a, threads))
-        entries = cand.prefix_entries(I.part(lo, hi), plen_ref[lo:hi], base=lo)
-        own = cand.build_index(*entries, n_elems)
+        block = I.part(lo, hi)
+        entries = [cand.prefix_entries(block, ref[w - 1][lo:hi], base=lo) for w in (1, 2)]
+        own = [(w, cand.build_index(*entries[w - 1], n_elems, I.lens)) for w in (1, 2)]
         inner = [(xs, ys, verify(I, I, xs, ys, a, threads))
-                 for xs, ys in cand.candidate_pairs(I, plen_hyp, lo, hi, own, I.lens, t, a, -1, BLOCK)]
+                 for xs, ys in cand.candidate_pairs(I, probe, lo, hi, own, I, t, a, -1, BLOCK, threads)]
         resolve(lo, hi, bmax, inner, t, best, kept)
-        ok = kept[entries[1]]
-        kept_index.add(*(x[ok] for x in entries))
+        for w in (1, 2):
+            ok = kept[entries[w - 1][1]]
+            kept_index.add(w, *(x[ok] for x in entries[w - 1]))
         if progress is not None:
             progress(hi - lo)
 

@@ -147,22 +147,15 @@ def verify(lt: cand.Encoded, rt: cand.Encoded, xs: np.ndarray, ys: np.ndarray, a
 
 
 def candidate_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float, self_join: bool,
-                     block: int, o_left: Optional[np.ndarray] = None,
-                     o_right: Optional[np.ndarray] = None) -> Iterator[tuple]:
+                     block: int, threads: Optional[int] = None) -> Iterator[tuple]:
     """(xs, ys) blocks of distinct candidate pairs, sorted, xs ascending over the blocks
-    (self_join: ys > xs).  ``t`` > 0.  o_left / o_right: the texts' prefix bounds
-    (default: :func:`candidates.min_need` against the other side's lengths)."""
-    if o_left is None:
-        o_left = cand.min_need(lt.lens, rt.lens, t, alpha, True)
-    if o_right is None:
-        o_right = cand.min_need(rt.lens, lt.lens, t, alpha, False)
-    if self_join:
-        o_left = o_right = np.minimum(o_left, o_right)
+    (self_join: ys > xs).  ``t`` >= 0.  Two windows (:func:`candidates.two_windows`): right
+    texts at most as long as the left one, and longer, each with its own prefixes."""
+    passes = cand.two_windows(lt.lens, rt.lens, t, alpha)
     n_elems = int(max(lt.elems.max(initial=-1), rt.elems.max(initial=-1))) + 1
-    index = cand.build_index(*cand.prefix_entries(rt, cand.prefix_len(rt.lens, o_right)), n_elems)
-    plen = cand.prefix_len(lt.lens, o_left)
-    yield from cand.candidate_pairs(lt, plen, 0, len(lt.lens), index, rt.lens, t, alpha,
-                                    1 if self_join else 0, block)
+    indexes = cand.window_indexes(rt, passes.right, n_elems)
+    yield from cand.candidate_pairs(lt, passes.left, 0, len(lt.lens), indexes, rt, t, alpha,
+                                    1 if self_join else 0, block, threads)
 
 
 def _all_pairs(nl: int, nr: int, self_join: bool, block: int) -> Iterator[tuple]:
@@ -181,7 +174,7 @@ def join_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float, self
                 block: int, threads: Optional[int]) -> Iterator[tuple]:
     """(xs, ys, f) of the pairs with F >= t, block by block, sorted."""
     blocks = (_all_pairs(len(lt.lens), len(rt.lens), self_join, block) if t <= 0 else
-              candidate_blocks(lt, rt, t, alpha, self_join, block))
+              candidate_blocks(lt, rt, t, alpha, self_join, block, threads=threads))
     for xs, ys in blocks:
         f = verify(lt, rt, xs, ys, alpha, threads)
         ok = f >= t

@@ -232,8 +232,9 @@ def _dedup_join(sub) -> None:
     d.add_argument("items", metavar="FILE", help="items, in order (text lines or JSONL)")
     d.add_argument("--pool", metavar="FILE", help="items already kept (text lines or JSONL)")
     d.add_argument("--all", action="store_true", help="write every item with \"kept\", not only the kept")
-    d.add_argument("--best", choices=("exact", "dropped"), default="exact",
-                   help="exact: every item's best F; dropped: only the dropped items' (faster)")
+    d.add_argument("--best", choices=("exact", "dropped"), default="dropped",
+                   help="dropped (default): the dropped items' best F, null for the kept; exact: every "
+                        "item's (a second pass, quadratic in the kept items)")
     _scale_common(d)
     j = sub.add_parser("join", help="every pair with ROUGE-L F >= the threshold (LEFT with itself, or LEFT x RIGHT)")
     j.add_argument("left", metavar="LEFT", help="texts (text lines or JSONL): the hypothesis side")

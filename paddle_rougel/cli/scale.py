@@ -7,7 +7,8 @@ line number when absent).  Output: JSON Lines on stdout (or ``-o FILE``), ids as
 gave them:
 
 * ``dedup``: one line per kept item, ``{"id": ..., "line": N, "best": F}`` (``--all``: every
-  item, with ``"kept": true/false``); a summary line on stderr;
+  item, with ``"kept": true/false``; ``best``: a dropped item's best F, null for a kept one
+  unless ``--best exact``); a summary line on stderr;
 * ``join``: one line per pair with F >= threshold, ``{"left": id, "right": id, "f": F}``.
 
 A progress bar on stderr (a terminal only) for long runs.

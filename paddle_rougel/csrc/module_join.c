@@ -16,8 +16,9 @@ MOD_DOC(py_lcs_index_pairs_doc,
 "lcs_index_pairs(left, right, xs, ys, threads=1) -> lcs or None\n\n"
 "The LCS of left[xs[i]] and right[ys[i]] (xs, ys: native int64 buffers of equal length),\n"
 "every character a token, as lcs_pairs computes it: a native int64 bytearray.  None\n"
-"(nothing computed) unless left and right are lists or tuples of exact str; an index out\n"
-"of range is a ValueError.");
+"(nothing computed) unless left and right are lists or tuples and every text the pairs\n"
+"read is an exact str; an index out of range is a ValueError.  The work is O(pairs), not\n"
+"O(len(left) + len(right)).");
 
 PyObject *py_lcs_index_pairs(PyObject *self, PyObject *args) {
     PyObject *left, *right, *lcs = NULL, *result = NULL, **objs = NULL;
@@ -41,15 +42,12 @@ PyObject *py_lcs_index_pairs(PyObject *self, PyObject *args) {
             PyErr_Format(PyExc_ValueError, "lcs_index_pairs: pair %zd indexes out of range", i);
             goto done;
         }
-    for (int side = 0; side < 2; side++) {  /* every text read must be an exact str */
-        PyObject **items = side ? ri : li;
-        const Py_ssize_t n = side ? NR : NL;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            if (!PyUnicode_CheckExact(items[k])) { result = Py_None; Py_INCREF(result); goto done; }
+    for (Py_ssize_t k = 0; k < 2 * N; k++) {  /* every text read must be an exact str */
+        PyObject *o = k % 2 ? ri[ys[k / 2]] : li[xs[k / 2]];
+        if (!PyUnicode_CheckExact(o)) { result = Py_None; Py_INCREF(result); goto done; }
 #if PY_VERSION_HEX < 0x030C0000
-            if (PyUnicode_READY(items[k]) < 0) goto done;
+        if (PyUnicode_READY(o) < 0) goto done;
 #endif
-        }
     }
     texts = (WordText *)malloc(((size_t)2 * N + 1) * sizeof(WordText));
     cost = (double *)malloc(((size_t)N + 1) * sizeof(double));
@@ -57,16 +55,16 @@ PyObject *py_lcs_index_pairs(PyObject *self, PyObject *args) {
     if (!texts || !cost) { PyErr_NoMemory(); goto done; }
     if (!(lcs = mod_int64_array(N, &out))) goto done;
     PairsBatch P = {texts, out, pairs_simd_level()};
+    /* the lists may change once the GIL is released: a reference to every text read is held */
+    if (!(objs = (PyObject **)malloc(((size_t)2 * N + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t i = 0; i < N; i++) {
+        objs[owned++] = li[xs[i]];
+        objs[owned++] = ri[ys[i]];
+        Py_INCREF(li[xs[i]]);
+        Py_INCREF(ri[ys[i]]);
         mod_text_of(li[xs[i]], &texts[2 * i]);
         mod_text_of(ri[ys[i]], &texts[2 * i + 1]);
         cost[i] = pairs_cost(&P, (size_t)i);
-    }
-    /* the lists may change once the GIL is released: the two lists' references are held */
-    if (!(objs = (PyObject **)malloc(((size_t)NL + NR + 1) * sizeof(PyObject *)))) { PyErr_NoMemory(); goto done; }
-    for (; owned < NL + NR; owned++) {
-        objs[owned] = owned < NL ? li[owned] : ri[owned - NL];
-        Py_INCREF(objs[owned]);
     }
     if (mod_run_kernel(cost, N, threads, pairs_range, &P) < 0) goto done;
     result = lcs;
@@ -82,63 +80,61 @@ done:
 
 
 MOD_DOC(py_join_candidates_doc,
-"join_candidates(elems, ptr, plen, llen, indptr, recs, rpos, rlen, lo, hi, t, alpha, order,\n"
-"                max_pairs) -> (xs, ys, next)\n\n"
+"join_candidates(elems, ptr, plen, llen, indptr, recs, rpos, plens, rlen, relems, rptr, lo, hi, t,\n"
+"                alpha, order, window, max_pairs, threads=1) -> (xs, ys, next)\n\n"
 "int64 buffers as paddle_rougel.candidates builds them (join_kernel.h).  The candidate\n"
 "pairs of the left texts lo.. (until max_pairs or hi), as native int64 bytearrays, each\n"
-"left text's right ids ascending; next: the left text to probe next.  The buffers are\n"
-"checked (offsets monotone, ids in range) before the index is read.");
+"left text's right ids ascending; next: the left text to probe next.  Candidates pass the\n"
+"length filter, the prefix index, PPJoin's positional bound and the overlap bound.  Every\n"
+"offset, element and id is checked when read (inconsistent buffers: ValueError).");
 
-static int join_bufs_ok(Py_buffer *b, Py_ssize_t lo, Py_ssize_t hi) {
-    for (int i = 0; i < 8; i++)
+/* The buffers' sizes agree with each other (what is read through them is checked then). */
+static int join_sizes_ok(Py_buffer *b, Py_ssize_t lo, Py_ssize_t hi) {
+    for (int i = 0; i < 11; i++)
         if (b[i].len % (Py_ssize_t)sizeof(int64_t)) return 0;
-    const int64_t *elems = b[0].buf, *ptr = b[1].buf, *plen = b[2].buf, *indptr = b[4].buf,
-                  *recs = b[5].buf, *rpos = b[6].buf, *rlen = b[7].buf;
-    const Py_ssize_t ne = b[0].len / 8, nl = b[1].len / 8 - 1, E = b[4].len / 8 - 1,
-                     nk = b[5].len / 8, nr = b[7].len / 8;
-    if (nl < 0 || E < 0 || b[2].len / 8 != nl || b[3].len / 8 != nl || b[6].len / 8 != nk) return 0;
-    if (lo < 0 || hi < lo || hi > nl || ptr[0] != 0 || ptr[nl] > ne || indptr[0] != 0 || indptr[E] != nk)
-        return 0;
-    for (Py_ssize_t x = 0; x < nl; x++)
-        if (ptr[x + 1] < ptr[x] || plen[x] < 0 || plen[x] > ptr[x + 1] - ptr[x]) return 0;
-    for (Py_ssize_t e = 0; e < E; e++)
-        if (indptr[e + 1] < indptr[e]) return 0;
-    for (Py_ssize_t k = 0; k < ne; k++)
-        if (elems[k] < 0 || elems[k] >= E) return 0;
-    for (Py_ssize_t k = 0; k < nk; k++)
-        if (recs[k] < 0 || recs[k] >= nr || rpos[k] < 0 || rpos[k] >= rlen[recs[k]]) return 0;
-    return 1;
+    const Py_ssize_t nl = b[1].len / 8 - 1, E = b[4].len / 8 - 1, nk = b[5].len / 8, nr = b[8].len / 8;
+    return nl >= 0 && E >= 0 && b[2].len / 8 == nl && b[3].len / 8 == nl && b[6].len / 8 == nk &&
+           b[7].len / 8 == nk && b[10].len / 8 == nr + 1 && lo >= 0 && hi >= lo && hi <= nl;
 }
 
 PyObject *py_join_candidates(PyObject *self, PyObject *args) {
-    Py_buffer b[8];
+    Py_buffer b[11];
     memset(b, 0, sizeof(b));
     Py_ssize_t lo, hi, max_pairs;
     double t, alpha;
-    int order;
+    int order, window, threads = 1;
     PyObject *xo = NULL, *yo = NULL, *result = NULL;
     int64_t *xs = NULL, *ys = NULL, n = 0, cap = 0, next;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*nnddin", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
-                          &b[7], &lo, &hi, &t, &alpha, &order, &max_pairs))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*nnddiin|i", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+                          &b[6], &b[7], &b[8], &b[9], &b[10], &lo, &hi, &t, &alpha, &order, &window, &max_pairs,
+                          &threads))
         goto done;
-    if (!join_bufs_ok(b, lo, hi) || !(t >= 0) || !isfinite(t) || !isfinite(alpha) || alpha > 1) {
+    if (!join_sizes_ok(b, lo, hi) || !(t >= 0) || !isfinite(t) || !isfinite(alpha) || alpha > 1 || window < 0 ||
+        window > 2) {
         PyErr_SetString(PyExc_ValueError, "join_candidates: inconsistent index buffers or settings");
         goto done;
     }
-    JoinIndex J = {b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf, b[5].buf, b[6].buf, b[7].buf,
-                   (int64_t)(b[7].len / 8), t, alpha, order};
+    const int64_t *i64[11];
+    for (int i = 0; i < 11; i++) i64[i] = (const int64_t *)b[i].buf;
+    JoinIndex J = {i64[0], i64[1], i64[2], i64[3], i64[4], i64[5], i64[6], i64[7], i64[8], i64[9], i64[10],
+                   (int64_t)(b[1].len / 8 - 1), (int64_t)(b[0].len / 8), (int64_t)(b[4].len / 8 - 1),
+                   (int64_t)(b[5].len / 8), (int64_t)(b[8].len / 8), (int64_t)(b[9].len / 8),
+                   t, alpha, order, window};
     Py_BEGIN_ALLOW_THREADS
-    next = join_candidates(&J, lo, hi, max_pairs, &xs, &ys, &n, &cap);
+    next = join_candidates(&J, lo, hi, max_pairs, threads, &xs, &ys, &n, &cap);
     Py_END_ALLOW_THREADS
+    if (next == JOIN_BAD) {
+        PyErr_SetString(PyExc_ValueError, "join_candidates: inconsistent index buffers or settings");
+        goto done;
+    }
     if (next < 0) { PyErr_NoMemory(); goto done; }
     if (!(xo = PyByteArray_FromStringAndSize((const char *)xs, (Py_ssize_t)(n * 8))) ||
         !(yo = PyByteArray_FromStringAndSize((const char *)ys, (Py_ssize_t)(n * 8)))) goto done;
     result = Py_BuildValue("(OOL)", xo, yo, (long long)next);
 done:
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 11; i++)
         if (b[i].obj) PyBuffer_Release(&b[i]);
     free(xs); free(ys);
     Py_XDECREF(xo); Py_XDECREF(yo);
     return result;
 }
-

@@ -32,7 +32,7 @@ import itertools
 import numpy as np
 
 __all__ = ["need", "feasible", "Encoded", "encode", "min_need", "Index", "build_index", "prefix_len",
-           "prefix_entries", "candidate_pairs", "probe", "lcs_of_pairs", "lcs_index_pairs", "MARGIN"]
+           "prefix_entries", "candidate_pairs", "Passes", "two_windows", "window_indexes", "probe", "lcs_of_pairs", "lcs_index_pairs", "MARGIN"]
 
 MARGIN = 1e-9  # relative slack of the bound (the float64 F is within 1e-15 of the real one)
 _SURR = 0xD800  # token ids from here on skip the surrogates as code points
@@ -53,9 +53,11 @@ def feasible(m, n, t: float, alpha: float) -> np.ndarray:
     return np.minimum(m, n) >= need(m, n, t, alpha)
 
 
-def min_need(lens: np.ndarray, other: np.ndarray, t: float, alpha: float, as_hyp: bool) -> np.ndarray:
+def min_need(lens: np.ndarray, other: np.ndarray, t: float, alpha: float, as_hyp: bool,
+             rel: Optional[str] = None) -> np.ndarray:
     """Per text of ``lens``, the least ``need`` over the lengths in ``other`` that pass the
-    length filter with it (``as_hyp``: the text is the hypothesis); a huge value where none
+    length filter with it (``as_hyp``: the text is the hypothesis; ``rel`` "le", "lt", "ge"
+    or "gt": only the other lengths so related to the text's own); a huge value where none
     does (then the text has no prefix: it can pair with nothing)."""
     ul, inv = np.unique(lens, return_inverse=True)
     uo = np.unique(other)
@@ -68,8 +70,13 @@ def min_need(lens: np.ndarray, other: np.ndarray, t: float, alpha: float, as_hyp
         m, n = (a, uo[None, :]) if as_hyp else (uo[None, :], a)
         req = need(m, n, t, alpha)
         ok = (np.minimum(m, n) >= req) & (np.minimum(m, n) > 0)
+        if rel is not None:
+            ok &= _RELS[rel](uo[None, :], a)
         out[lo:lo + step] = np.where(ok, req, out[0]).min(axis=1)
     return out[inv]
+
+
+_RELS = {"le": np.less_equal, "lt": np.less, "ge": np.greater_equal, "gt": np.greater}
 
 
 class Encoded(NamedTuple):
@@ -155,12 +162,13 @@ def encode(texts: Sequence) -> Encoded:
 
 
 class Index(NamedTuple):
-    """Posting lists: element e's texts (ascending ids) are ``recs[indptr[e]:indptr[e+1]]``,
-    ``pos`` the element's position in each."""
+    """Posting lists: element e's texts are ``recs[indptr[e]:indptr[e+1]]`` (by length, then
+    id), ``pos`` the element's position in each, ``lens`` each one's length."""
 
     indptr: np.ndarray
     recs: np.ndarray
     pos: np.ndarray
+    lens: np.ndarray
 
 
 def prefix_len(lens: np.ndarray, o: np.ndarray) -> np.ndarray:
@@ -178,33 +186,106 @@ def prefix_entries(enc: Encoded, plen: np.ndarray, base: int = 0):
     return enc.elems[np.repeat(enc.ptr[:-1], plen) + pos], owner + base, pos
 
 
-def build_index(elems: np.ndarray, recs: np.ndarray, pos: np.ndarray, n_elems: int) -> Index:
-    order = np.lexsort((recs, elems))
+def build_index(elems: np.ndarray, recs: np.ndarray, pos: np.ndarray, n_elems: int, lens: np.ndarray) -> Index:
+    """Posting lists of the entries (element, text, position); each element's postings
+    ordered by the texts' lengths ``lens[recs]``, then ids (the C probe's length window)."""
+    rl = lens[recs]
+    order = np.lexsort((recs, rl, elems))
     indptr = np.zeros(n_elems + 1, dtype=np.int64)
     np.cumsum(np.bincount(elems, minlength=n_elems), out=indptr[1:])
-    return Index(indptr, recs[order], pos[order])
+    return Index(indptr, recs[order], pos[order], np.ascontiguousarray(rl[order], dtype=np.int64))
 
 
-def candidate_pairs(lt: Encoded, plen: np.ndarray, lo: int, hi: int, index: Index, rlens: np.ndarray,
-                    t: float, alpha: float, order: int, budget: int):
-    """Yield (xs, ys): the candidate pairs of left texts lo:hi (their first ``plen`` elements
-    probing ``index``), distinct and sorted, in chunks of about ``budget`` pairs.  ``order``:
-    0 every pair, 1 only ys > xs, -1 only ys < xs.  Filters: the lengths, and PPJoin's
-    positional bound (the shared prefix elements so far plus what can follow the last one)."""
+class Passes(NamedTuple):
+    """Prefix lengths for the two windows of a probe: pairs whose right text is at most as
+    long as the left one (window 1) and longer (window 2).  For a pair of lengths (m, n) the
+    overlap needed is ``need(m, n)``, and need grows with each length, so a right text that
+    is the shorter (n <= m) needs at least need(n, n) with any left partner: a short index
+    prefix, while the left text's prefix covers only partners n <= m; window 2 the reverse.
+    ``left``: the probe prefixes (window 1, window 2); ``right``: the index prefixes."""
+
+    left: tuple
+    right: tuple
+
+
+def two_windows(llens: np.ndarray, rlens: np.ndarray, t: float, alpha: float) -> Passes:
+    """:class:`Passes` of left texts (hypotheses) ``llens`` probing right texts ``rlens``."""
+    return Passes((prefix_len(llens, min_need(llens, rlens, t, alpha, True, "le")),
+                   prefix_len(llens, min_need(llens, rlens, t, alpha, True, "gt"))),
+                  (prefix_len(rlens, min_need(rlens, llens, t, alpha, False, "ge")),
+                   prefix_len(rlens, min_need(rlens, llens, t, alpha, False, "lt"))))
+
+
+def window_indexes(rt: Encoded, plens: tuple, n_elems: int, base: int = 0, lens: Optional[np.ndarray] = None,
+                   keep: Optional[np.ndarray] = None) -> list:
+    """The right texts' index per window: ``[(1, Index), (2, Index)]`` from their prefixes
+    ``plens`` (texts of ``rt``, ids + base, lengths ``lens`` by id: default rt.lens; ``keep``:
+    only those texts of rt)."""
+    lens = rt.lens if lens is None else lens
+    out = []
+    for w, plen in ((1, plens[0]), (2, plens[1])):
+        e, r, p = prefix_entries(rt, plen if keep is None else np.where(keep, plen, 0), base)
+        out.append((w, build_index(e, r, p, n_elems, lens)))
+    return out
+
+
+def candidate_pairs(lt: Encoded, plens: tuple, lo: int, hi: int, indexes: list, rt: Encoded,
+                    t: float, alpha: float, order: int, budget: int, threads: Optional[int] = 1):
+    """Yield (xs, ys): the candidate pairs of left texts lo:hi against the right texts ``rt``,
+    distinct and sorted by (xs, ys), in chunks of about ``budget`` pairs.  ``indexes``:
+    (window, :class:`Index`) pairs, each probed with the left prefixes ``plens[window - 1]``
+    (window 0: every length, ``plens[0]``); no pair may be in two of them.  ``order``: 0
+    every pair, 1 only ys > xs, -1 only ys < xs.  Filters: the lengths, PPJoin's positional
+    bound (the shared prefix elements so far plus what can follow the last one) and, in C,
+    the overlap bound on the whole texts (the shared prefix elements plus the overlap of what
+    follows the last one in each).  ``threads``: the C probe's threads (pieces of rows)."""
     from . import host as engine
 
-    rlens = np.ascontiguousarray(rlens, dtype=np.int64)
-    join_candidates = engine.c_kernel("join_candidates")
-    if join_candidates is not None:
-        nxt = lo
-        while nxt < hi:
-            xs, ys, nxt = join_candidates(
-                lt.elems, lt.ptr, plen, lt.lens, index.indptr, index.recs, index.pos, rlens,
-                nxt, hi, t, alpha, order, budget)
-            if len(xs):
-                yield np.frombuffer(xs, dtype=np.int64), np.frombuffer(ys, dtype=np.int64)
-        return
-    yield from _numpy_pairs(lt, plen, lo, hi, index, rlens, t, alpha, order, budget)
+    rlens = np.ascontiguousarray(rt.lens, dtype=np.int64)
+    kernel = engine.c_kernel("join_candidates")
+    each = max(1, budget // max(1, len(indexes)))
+    nxt = lo
+    while nxt < hi:
+        parts, stop = [], hi
+        for w, index in indexes:
+            plen = plens[max(0, w - 1)]
+            if kernel is not None:
+                xs, ys, end = kernel(lt.elems, lt.ptr, plen, lt.lens, index.indptr, index.recs, index.pos, index.lens,
+                                     rlens,
+                                     rt.elems, rt.ptr, nxt, stop, t, alpha, order, w, each,
+                                     threads or engine.default_threads())
+                xs, ys = np.frombuffer(xs, dtype=np.int64), np.frombuffer(ys, dtype=np.int64)
+            else:
+                xs, ys, end = _numpy_call(lt, plen, nxt, stop, index, rlens, t, alpha, order, w, each)
+            stop = min(stop, end)
+            parts.append((xs, ys))
+        xs = np.concatenate([p[0] for p in parts] + [np.zeros(0, dtype=np.int64)])
+        ys = np.concatenate([p[1] for p in parts] + [np.zeros(0, dtype=np.int64)])
+        ok = xs < stop  # earlier indexes may have gone further
+        xs, ys = xs[ok], ys[ok]
+        if len(indexes) > 1 and len(xs):
+            srt = np.lexsort((ys, xs))
+            xs, ys = xs[srt], ys[srt]
+        if len(xs):
+            yield xs, ys
+        nxt = stop
+
+
+def _numpy_call(lt, plen, lo, hi, index, rlens, t, alpha, order, window, budget) -> tuple:
+    """The C probe's call in numpy: (xs, ys, next) of rows lo.. until hi or about budget pairs."""
+    out, x = [], lo
+    total = 0
+    while x < hi and total < budget:
+        x1 = min(hi, x + 64)
+        for xs, ys in _numpy_pairs(lt, plen, x, x1, index, rlens, t, alpha, order, budget):
+            m, n = lt.lens[xs], rlens[ys]
+            keep = (n <= m) if window == 1 else (n > m) if window == 2 else np.ones(len(xs), dtype=bool)
+            out.append((xs[keep], ys[keep]))
+            total += int(keep.sum())
+        x = x1
+    if not out:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), x
+    return np.concatenate([p[0] for p in out]), np.concatenate([p[1] for p in out]), x
 
 
 def _numpy_pairs(lt, plen, lo, hi, index, rlens, t, alpha, order, budget):
