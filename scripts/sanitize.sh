@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Build paddle_rougel._lcs with AddressSanitizer + UndefinedBehaviorSanitizer
-# into a temporary directory (the normal build is left alone) and run the
-# engine tests against it (ROUGE-Lsum's bounded-memory paths included:
+# Build the C extensions (paddle_rougel._lcs and the ROUGE-1.5.5 port's _r155) with
+# AddressSanitizer + UndefinedBehaviorSanitizer into a temporary directory (the normal build is
+# left alone) and run the engine tests and the ROUGE-1.5.5 kernel tests against them (ROUGE-Lsum's bounded-memory paths included:
 # tests/test_lsum_memory.py, also selected by -k lsum).  Exits non-zero on a test failure or on any
 # sanitizer report, including reports from the tests' child processes.
 #
@@ -47,6 +47,8 @@ fi
 # A copy of the package around the sanitized extension, first on sys.path.
 PKG="$WORK/lib/paddle_rougel"
 (cd "$ROOT/paddle_rougel" && find . -name '*.py' -not -path '*/__pycache__/*' -exec cp --parents {} "$PKG/" \;)
+# and its presets (package data: an install copies them from configs/)
+mkdir -p "$PKG/presets" && cp "$ROOT"/configs/*.yaml "$PKG/presets/"
 
 ASAN_LIB=$("$CC" -print-file-name=libasan.so)
 [ -f "$ASAN_LIB" ] || { echo "sanitize.sh: libasan.so not found ($ASAN_LIB)" >&2; exit 1; }
@@ -72,10 +74,12 @@ export PADDLE_ROUGEL_SANITIZE=1
 cd "$WORK"  # not the checkout: `python -m` puts the cwd first on sys.path
 "$PY" - "$SO" <<'EOF'
 import sys
-from paddle_rougel import _lcs, engine
+import os
+from paddle_rougel import _lcs, _r155, engine
 assert _lcs.__file__ == sys.argv[1], (_lcs.__file__, sys.argv[1])
+assert os.path.dirname(_r155.__file__) == os.path.dirname(sys.argv[1]), _r155.__file__
 assert engine.backend() == "c"
-print("== sanitized extension in use:", _lcs.__file__)
+print("== sanitized extensions in use:", _lcs.__file__, _r155.__file__)
 EOF
 
 set +e -o pipefail
@@ -98,6 +102,8 @@ set +e -o pipefail
     "$ROOT/tests/test_stats.py" \
     "$ROOT/tests/test_backends.py" \
     "$ROOT/tests/test_scale.py" \
+    "$ROOT/tests/test_rouge155_kernels.py" \
+    "$ROOT/tests/test_rouge155_metrics.py" \
     "$@" 2>&1 | tee "$WORK/pytest.log"
 status=$?
 set -e
