@@ -80,6 +80,12 @@ class _Alias(types.ModuleType):
     def __dir__(self):
         return sorted(set(dir(self._target)) | set(self._moved))
 
+    @property
+    def __dict__(self):  # noqa: D105 - the target's namespace, so that tools reading vars(module)
+        """(pytest's ``monkeypatch`` reads the old value there, and restores it through
+        ``setattr``) see the real module's names, not the alias's own bookkeeping."""
+        return vars(object.__getattribute__(self, "_target"))
+
 
 class _Loader:
     """A loader (the protocol: importlib.abc is not imported, it costs import time)."""
