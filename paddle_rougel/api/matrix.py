@@ -13,9 +13,12 @@ threshold is dropped (Self-Instruct: ``if max(rouge_scores) > 0.7: continue``).
 >>> m = rouge_l_matrix(["the cat", "a dog"], ["the cat sat", "dog"], tokenize="whitespace")
 >>> m.dtype, m.astype(float).round(4).tolist()
 (dtype('float32'), [[0.8, 0.0], [0.0, 0.6667]])
->>> d = deduplicate(["the cat sat", "the cat sat down", "a dog"], ["a cat"], 0.7, tokenize="whitespace")
->>> d.kept.tolist(), d.best.round(4).tolist()
-([0, 2], [0.4, 0.8571, 0.5])
+>>> items = ["the cat sat", "the cat sat down", "a dog"]
+>>> d = deduplicate(items, ["a cat"], 0.7, tokenize="whitespace")
+>>> d.kept.tolist(), d.best.round(4).tolist()  # best: a dropped item's exact best F, NaN if kept
+([0, 2], [nan, 0.8571, nan])
+>>> deduplicate(items, ["a cat"], 0.7, tokenize="whitespace", best="exact").best.round(4).tolist()
+[0.4, 0.8571, 0.5]
 """
 from __future__ import annotations
 
