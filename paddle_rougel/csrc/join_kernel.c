@@ -1,13 +1,12 @@
 /* Similarity-join candidates: prefix-filter index probe with PPJoin's positional bound and
- * the overlap bound on the whole texts; rows in pieces over threads. */
+ * the overlap bound on the whole texts; rows in pieces over partition.c's threads. */
 #include "join_kernel.h"
+#include "partition.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define JOIN_MAX_THREADS 64
 #define PIECES_PER_THREAD 8
 #define MIN_PIECE_ROWS 64
 
@@ -201,40 +200,33 @@ static int64_t run_rows(const JoinIndex *J, int64_t lo, int64_t hi, int64_t budg
 
 typedef struct {
     const JoinIndex *J;
-    int64_t npieces, next_piece, stopped, budget;  /* stopped: the first piece cut by its budget */
-    const int64_t *bounds;                            /* piece p: rows bounds[p] .. bounds[p+1] */
+    int64_t npieces, budget;
+    const int64_t *bounds;  /* piece p: rows bounds[p] .. bounds[p+1] */
     Pairs *out;
-    int64_t *ends;                                    /* where each piece stopped (or an error) */
-    pthread_mutex_t lock;
+    int64_t *ends;          /* where each piece stopped (or an error); bounds[p]: not run */
+    Work works[PARTITION_MAX_THREADS];
+    int ready[PARTITION_MAX_THREADS];  /* per thread slot: 0 not set up, 1 ready, -1 no memory */
 } Pool;
 
-static void *pool_worker(void *arg) {
-    Pool *P = (Pool *)arg;
-    Work w;
-    const int ok = work_init(&w, P->J->nr) == 0;
-    for (;;) {
-        pthread_mutex_lock(&P->lock);
-        const int64_t p = P->next_piece < P->npieces && P->next_piece <= P->stopped ? P->next_piece++ : -1;
-        pthread_mutex_unlock(&P->lock);
-        if (p < 0) break;
-        const int64_t end = ok ? run_rows(P->J, P->bounds[p], P->bounds[p + 1], P->budget, &w, &P->out[p])
-                               : JOIN_NOMEM;
-        P->ends[p] = end;
-        if (end < 0 || end < P->bounds[p + 1]) {
-            pthread_mutex_lock(&P->lock);
-            if (p < P->stopped) P->stopped = p;
-            pthread_mutex_unlock(&P->lock);
-        }
-    }
-    work_free(&w);
-    return NULL;
+/* One piece of rows on the pool of partition.c (the thread's own scratch, set up on its
+ * first piece); nonzero when it stopped early (its budget, or an error): no later piece
+ * starts, and gather ends there. */
+static int join_piece(void *ctx, size_t piece, int slot) {
+    Pool *P = (Pool *)ctx;
+    const int64_t p = (int64_t)piece;
+    if (!P->ready[slot]) P->ready[slot] = work_init(&P->works[slot], P->J->nr) == 0 ? 1 : -1;
+    const int64_t end = P->ready[slot] > 0 ? run_rows(P->J, P->bounds[p], P->bounds[p + 1], P->budget,
+                                                       &P->works[slot], &P->out[p])
+                                           : JOIN_NOMEM;
+    P->ends[p] = end;
+    return end < 0 || end < P->bounds[p + 1];
 }
 
 /* Pieces 0.. in order into *xs / *ys, through the first one that stopped early. */
 static int64_t gather(Pool *P, int64_t hi, int64_t **xs, int64_t **ys, int64_t *n, int64_t *cap) {
     Pairs all = {*xs, *ys, *n, *cap};
     int64_t next = hi;
-    for (int64_t p = 0; p < P->npieces && p <= P->stopped; p++) {
+    for (int64_t p = 0; p < P->npieces; p++) {
         if (P->ends[p] < 0) { next = P->ends[p]; break; }
         if (P->out[p].n > 0) {  /* an empty piece has no arrays (memcpy from NULL is undefined) */
             if (grow(&all, all.n + P->out[p].n) < 0) { next = JOIN_NOMEM; break; }
@@ -250,40 +242,35 @@ static int64_t gather(Pool *P, int64_t hi, int64_t **xs, int64_t **ys, int64_t *
 
 int64_t join_candidates(const JoinIndex *J, int64_t lo, int64_t hi, int64_t max_pairs, int threads,
                         int64_t **xs, int64_t **ys, int64_t *n, int64_t *cap) {
-    if (threads > JOIN_MAX_THREADS) threads = JOIN_MAX_THREADS;
+    if (threads > PARTITION_MAX_THREADS) threads = PARTITION_MAX_THREADS;
     if (threads < 1 || hi - lo < 2 * MIN_PIECE_ROWS) threads = 1;
     int64_t npieces = threads == 1 ? 1 : (int64_t)threads * PIECES_PER_THREAD;
     if (npieces > (hi - lo) / MIN_PIECE_ROWS) npieces = (hi - lo) / MIN_PIECE_ROWS;
     if (npieces < 1) npieces = 1;
-    Pool P;
-    memset(&P, 0, sizeof(P));
-    P.J = J; P.npieces = npieces; P.stopped = npieces;
-    P.budget = max_pairs / npieces > 0 ? max_pairs / npieces : 1;
+    Pool *P = (Pool *)calloc(1, sizeof(Pool));
     int64_t *bounds = (int64_t *)malloc(((size_t)npieces + 1) * sizeof(int64_t));
     int64_t *ends = (int64_t *)malloc(((size_t)npieces + 1) * sizeof(int64_t));
     Pairs *out = (Pairs *)calloc((size_t)npieces + 1, sizeof(Pairs));
     int64_t next = JOIN_NOMEM;
-    if (!bounds || !ends || !out || pthread_mutex_init(&P.lock, NULL) != 0) goto done;
-    for (int64_t p = 0; p <= npieces; p++) bounds[p] = lo + (hi - lo) * p / npieces;
+    if (!P || !bounds || !ends || !out) goto done;
+    for (int64_t p = 0; p <= npieces; p++) bounds[p] = ends[p] = lo + (hi - lo) * p / npieces;
     if (npieces == 1) out[0] = (Pairs){*xs, *ys, *n, *cap};
-    P.bounds = bounds; P.out = out; P.ends = ends;
-    pthread_t tids[JOIN_MAX_THREADS];
-    int started[JOIN_MAX_THREADS] = {0};
-    for (int t = 1; t < threads; t++) started[t] = pthread_create(&tids[t], NULL, pool_worker, &P) == 0;
-    pool_worker(&P);  /* the calling thread works too; it alone if no thread could start */
-    for (int t = 1; t < threads; t++)
-        if (started[t]) pthread_join(tids[t], NULL);
-    pthread_mutex_destroy(&P.lock);
+    P->J = J; P->npieces = npieces; P->bounds = bounds; P->out = out; P->ends = ends;
+    P->budget = max_pairs / npieces > 0 ? max_pairs / npieces : 1;
+    run_pieces((size_t)npieces, threads, join_piece, P);
     if (npieces == 1) {
         *xs = out[0].xs; *ys = out[0].ys; *n = out[0].n; *cap = out[0].cap;
         next = ends[0];
         out[0] = (Pairs){NULL, NULL, 0, 0};
     } else {
-        next = gather(&P, hi, xs, ys, n, cap);
+        next = gather(P, hi, xs, ys, n, cap);
     }
 done:
+    if (P)
+        for (int t = 0; t < PARTITION_MAX_THREADS; t++)
+            if (P->ready[t]) work_free(&P->works[t]);  /* a failed set-up may hold a part */
     if (out)
         for (int64_t p = 0; p < npieces; p++) { free(out[p].xs); free(out[p].ys); }
-    free(bounds); free(ends); free(out);
+    free(P); free(bounds); free(ends); free(out);
     return next;
 }

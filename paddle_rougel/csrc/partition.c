@@ -14,28 +14,68 @@
 #define MIN_PIECE_COST (MIN_PARALLEL_COST / 8)  /* each piece sets up its own scratch buffers */
 
 typedef struct {
-    range_fn fn;
+    piece_fn fn;
     void *ctx;
-    const size_t *bounds;  /* piece p is [bounds[p], bounds[p + 1]) */
     size_t npieces, next;
-    int failed;
+    int stop;
     pthread_mutex_t lock;
 } Pool;
 
+typedef struct {
+    Pool *pool;
+    int slot;
+} Seat;
+
 static void *worker(void *arg) {
-    Pool *P = (Pool *)arg;
+    Seat *S = (Seat *)arg;
+    Pool *P = S->pool;
     for (;;) {
         pthread_mutex_lock(&P->lock);
-        const size_t p = P->failed ? P->npieces : P->next;
+        const size_t p = P->stop ? P->npieces : P->next;
         if (p < P->npieces) P->next++;
         pthread_mutex_unlock(&P->lock);
         if (p >= P->npieces) return NULL;
-        if (P->bounds[p] < P->bounds[p + 1] && P->fn(P->ctx, P->bounds[p], P->bounds[p + 1]) != 0) {
+        if (P->fn(P->ctx, p, S->slot) != 0) {
             pthread_mutex_lock(&P->lock);
-            P->failed = 1;
+            P->stop = 1;
             pthread_mutex_unlock(&P->lock);
         }
     }
+}
+
+int run_pieces(size_t npieces, int nthreads, piece_fn fn, void *ctx) {
+    if (nthreads > PARTITION_MAX_THREADS) nthreads = PARTITION_MAX_THREADS;
+    if (nthreads < 1) nthreads = 1;
+    if ((size_t)nthreads > npieces) nthreads = npieces ? (int)npieces : 1;
+    Pool P;
+    P.fn = fn; P.ctx = ctx; P.npieces = npieces; P.next = 0; P.stop = 0;
+    Seat seats[PARTITION_MAX_THREADS];
+    for (int t = 0; t < nthreads; t++) { seats[t].pool = &P; seats[t].slot = t; }
+    if (nthreads == 1 || pthread_mutex_init(&P.lock, NULL) != 0) {  /* on the calling thread alone */
+        for (size_t p = 0; p < npieces; p++)
+            if (fn(ctx, p, 0) != 0) return -1;
+        return 0;
+    }
+    pthread_t tids[PARTITION_MAX_THREADS];
+    int started[PARTITION_MAX_THREADS] = {0};
+    for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&tids[t], NULL, worker, &seats[t]) == 0;
+    worker(&seats[0]);  /* the calling thread works too; it alone if no thread could start */
+    for (int t = 1; t < nthreads; t++)
+        if (started[t]) pthread_join(tids[t], NULL);
+    pthread_mutex_destroy(&P.lock);
+    return P.stop ? -1 : 0;
+}
+
+typedef struct {
+    range_fn fn;
+    void *ctx;
+    const size_t *bounds;  /* piece p is [bounds[p], bounds[p + 1]) */
+} Ranges;
+
+static int range_piece(void *ctx, size_t p, int slot) {
+    const Ranges *R = (const Ranges *)ctx;
+    (void)slot;
+    return R->bounds[p] < R->bounds[p + 1] && R->fn(R->ctx, R->bounds[p], R->bounds[p + 1]) != 0;
 }
 
 /* bounds[0..npieces]: piece p ends where the running cost first reaches (p + 1) / npieces of the total. */
@@ -64,34 +104,22 @@ int run_partitioned(const double *cost, size_t n, int nthreads, range_fn fn, voi
     size_t *bounds = (size_t *)malloc((npieces + 1) * sizeof(size_t));
     if (!bounds) return -1;
     split(cost, n, npieces, total, bounds);
-    Pool P;
-    P.fn = fn; P.ctx = ctx; P.bounds = bounds; P.npieces = npieces; P.next = 0; P.failed = 0;
-    if (pthread_mutex_init(&P.lock, NULL) != 0) {
-        free(bounds);
-        return fn(ctx, 0, n) ? -1 : 0;
-    }
-    pthread_t tids[PARTITION_MAX_THREADS];
-    int started[PARTITION_MAX_THREADS] = {0};
-    for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&tids[t], NULL, worker, &P) == 0;
-    worker(&P);  /* the calling thread works too; it alone if no thread could start */
-    for (int t = 1; t < nthreads; t++)
-        if (started[t]) pthread_join(tids[t], NULL);
-    pthread_mutex_destroy(&P.lock);
+    Ranges R = {fn, ctx, bounds};
+    const int rc = run_pieces(npieces, nthreads, range_piece, &R);
     free(bounds);
-    return P.failed ? -1 : 0;
+    return rc;
 }
 
 typedef struct {
     range_fn fn;
     void *ctx;
-    size_t begin, end;
-    int rc;
-} Even;
+    size_t n, nthreads;
+} EvenRanges;
 
-static void *even_worker(void *arg) {
-    Even *E = (Even *)arg;
-    E->rc = E->fn(E->ctx, E->begin, E->end);
-    return NULL;
+static int even_piece(void *ctx, size_t p, int slot) {
+    const EvenRanges *E = (const EvenRanges *)ctx;
+    (void)slot;
+    return E->fn(E->ctx, E->n * p / E->nthreads, E->n * (p + 1) / E->nthreads) != 0;
 }
 
 int run_even(size_t n, int nthreads, size_t min_each, range_fn fn, void *ctx) {
@@ -100,21 +128,6 @@ int run_even(size_t n, int nthreads, size_t min_each, range_fn fn, void *ctx) {
     if (nthreads < 1) nthreads = 1;
     if ((size_t)nthreads > n / min_each) nthreads = (int)(n / min_each);
     if (nthreads <= 1) return fn(ctx, 0, n) ? -1 : 0;
-    Even E[PARTITION_MAX_THREADS];
-    pthread_t tids[PARTITION_MAX_THREADS];
-    int started[PARTITION_MAX_THREADS] = {0};
-    for (int t = 0; t < nthreads; t++) {
-        E[t].fn = fn; E[t].ctx = ctx; E[t].rc = 0;
-        E[t].begin = n * (size_t)t / (size_t)nthreads;
-        E[t].end = n * (size_t)(t + 1) / (size_t)nthreads;
-    }
-    for (int t = 1; t < nthreads; t++) started[t] = pthread_create(&tids[t], NULL, even_worker, &E[t]) == 0;
-    even_worker(&E[0]);
-    int failed = E[0].rc != 0;
-    for (int t = 1; t < nthreads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else even_worker(&E[t]);  /* no thread: the calling thread runs its range */
-        failed |= E[t].rc != 0;
-    }
-    return failed ? -1 : 0;
+    EvenRanges E = {fn, ctx, n, (size_t)nthreads};
+    return run_pieces((size_t)nthreads, nthreads, even_piece, &E);
 }
