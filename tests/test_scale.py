@@ -275,3 +275,55 @@ def test_kernels_refuse_inconsistent_buffers():
     assert np.frombuffer(got, dtype=np.int64).tolist() == [1]
     got = _lcs.lcs_index_pairs(["ab", "ba"], ["b", "xab"], np.array([0, 1, 0]), np.array([1, 1, 0]))
     assert np.frombuffer(got, dtype=np.int64).tolist() == [2, 1, 1]
+
+
+def _encoded_oracle(token_lists):
+    """Plain Python: token ids by first occurrence; each text's elements (token, k-th occurrence)
+    ranked by (the number of texts holding it, token id, k), listed ascending per text."""
+    vocab, seqs = {}, []
+    for toks in token_lists:
+        seqs.append([vocab.setdefault(t, len(vocab)) for t in toks])
+    width = max(map(len, seqs), default=0) + 1
+    elems, df = [], {}
+    for s in seqs:
+        seen, mine = {}, []
+        for tid in s:
+            mine.append(tid * width + seen.get(tid, 0))
+            seen[tid] = seen.get(tid, 0) + 1
+        elems.append(mine)
+        for e in mine:
+            df[e] = df.get(e, 0) + 1
+    rank = {e: r for r, e in enumerate(sorted(df, key=lambda e: (df[e], e)))}
+    return [len(s) for s in seqs], [sorted(rank[e] for e in mine) for mine in elems]
+
+
+@pytest.mark.parametrize("counted", [True, False])
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 16])
+@settings(deadline=None, derandomize=True, max_examples=20 if SANITIZED else 150,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.text(alphabet=st.sampled_from(list("ab c\u00e9\u212a.-")), max_size=14), max_size=9),
+       how=st.sampled_from(["whitespace", "rouge_score"]))
+def test_words_read_in_chunks_encode_as_the_oracle(counted, chunk, texts, how, monkeypatch):
+    """encode_texts' words path (str items split chunk by chunk, one vocabulary) gives the element
+    ranks of the plain-Python oracle, and exactly what the token-list path gives; the element
+    keys counted (bincount) or sorted (np.unique) alike."""
+    from paddle_rougel.api import join as join_mod
+    from paddle_rougel.core.text import TextSettings
+    from paddle_rougel.engine import candidates as cand
+
+    if not counted:
+        monkeypatch.setattr(cand, "_KEY_SPAN", 0)
+        monkeypatch.setattr(cand, "_KEYS_PER_TOKEN", 0)
+    monkeypatch.setattr(join_mod, "WORDS_CHUNK", chunk)
+    tok = TextSettings(how).tokenizer()
+    half = len(texts) // 2
+    left, right = join_mod.encode_texts([(texts[:half], "a"), (texts[half:], "b")], tok, "t")
+    lists = [tuple(tok(x)) for x in texts]
+    want_lens, want_elems = _encoded_oracle(lists)
+    got_elems = [left.elems[left.ptr[i]:left.ptr[i + 1]].tolist() for i in range(half)]
+    got_elems += [right.elems[right.ptr[i]:right.ptr[i + 1]].tolist() for i in range(len(texts) - half)]
+    assert left.lens.tolist() + right.lens.tolist() == want_lens
+    assert got_elems == want_elems
+    ref = cand.encode(lists)  # the token-list path
+    assert list(left.texts) + list(right.texts) == ref.texts
+    assert np.array_equal(np.concatenate([left.elems, right.elems]), ref.elems)

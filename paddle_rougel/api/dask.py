@@ -30,7 +30,7 @@ import numpy as np
 from ..engine import candidates as cand
 from ..core import scoring
 from .dedup import Dedup, exact_rows, prepare, resolve
-from .join import Join, check_threshold, encode_sides, settings_of, token_texts, verify
+from .join import Join, check_threshold, encode_sides, settings_of, verify
 
 __all__ = ["similarity_join", "deduplicate"]
 
@@ -118,9 +118,7 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
         return local(left, right, t, alpha=alpha, gamma=gamma, tokenize=tokenize, normalize=normalize,
                      lowercase=lowercase, stem=stem, threads=threads, block=block)
     tok = settings_of(tokenize, normalize, lowercase, stem, list(left[:64]) if isinstance(left, (list, tuple)) else [])
-    lt = token_texts(left, "left item", tok)
-    rt = None if right is None else token_texts(right, "right item", tok)
-    el, er = encode_sides(lt, rt)
+    el, er = encode_sides(left, right, tok)
     passes = cand.two_windows(el.lens, er.lens, t, a)
     n_elems = int(max(el.elems.max(initial=-1), er.elems.max(initial=-1))) + 1
     indexes = cand.window_indexes(er, passes.right, n_elems)

@@ -30,7 +30,7 @@ from ..engine import candidates as cand
 from ..engine import host as engine
 from ..core import scoring
 from ..core.settings import keywords_checked
-from .join import BLOCK, check_memory, check_threshold, encode_checked, settings_of, token_texts, verify
+from .join import BLOCK, check_memory, check_threshold, encode_texts, settings_of, verify
 
 __all__ = ["deduplicate", "Dedup", "ITEMS_PER_BLOCK", "prepare", "resolve", "exact_rows"]
 
@@ -76,9 +76,8 @@ def prepare(items, pool, threshold, alpha, gamma, best, text) -> tuple:
         raise ValueError(f"best must be 'exact' or 'dropped', got {best!r}")
     samples = list(items[:64]) if isinstance(items, (list, tuple)) else []
     tok = settings_of(*text, samples)
-    it, pt = token_texts(items, "item", tok), token_texts(pool, "pool item", tok)
-    enc = encode_checked(it + pt, "deduplicate")
-    return a, t, enc.part(0, len(it)), enc.part(len(it), len(it) + len(pt))
+    it, pt = encode_texts([(items, "item"), (pool, "pool item")], tok, "deduplicate")
+    return a, t, it, pt
 
 
 @keywords_checked

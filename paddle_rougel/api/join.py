@@ -17,6 +17,7 @@ it rounded to float32).  Memory: the inputs, the output and one block of candida
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import os
@@ -32,7 +33,7 @@ from ..core.settings import keywords_checked
 from ..core.text import TextSettings
 
 __all__ = ["similarity_join", "Join", "check_threshold", "check_memory", "pair_f", "token_texts",
-           "batch_words", "encode_checked", "BLOCK"]
+           "batch_words", "word_ids", "encode_texts", "encode_sides", "BLOCK"]
 
 BLOCK = 2_000_000  # candidate pairs verified at a time (before duplicates are removed)
 
@@ -181,19 +182,66 @@ def join_blocks(lt: cand.Encoded, rt: cand.Encoded, t: float, alpha: float, self
         yield xs[ok], ys[ok], f[ok]
 
 
-def encode_checked(texts: list, what: str) -> cand.Encoded:
-    """:func:`candidates.encode` after a memory check (about 80 bytes a token at its peak)."""
-    tokens = sum(map(len, texts))
-    check_memory(f"{what}'s token index", (len(texts), tokens), 80 * tokens,
+WORDS_CHUNK = 1 << 16  # str items split into words at a time by encode_texts
+
+
+def word_ids(items: Sequence, words: tuple, chunk: Optional[int] = None) -> Optional[tuple]:
+    """(ids, lens) int64 of the words of every str of ``items`` (:func:`batch_words`'s tokens),
+    each word an id in order of first occurrence (what :func:`candidates.encode` gives the
+    same tokens), read ``chunk`` items (default :data:`WORDS_CHUNK`) at a time: the words of
+    one chunk are held at once, not a token list per item.  None unless :func:`batch_words`
+    applies."""
+    chunk = chunk or WORDS_CHUNK
+    if not all(type(x) is str for x in items):
+        return None
+    vocab: dict = {}
+    ids, lens = [], []
+    for lo in range(0, len(items), chunk):
+        toks = batch_words(items[lo:lo + chunk], words)
+        if toks is None:
+            return None
+        lens.append(np.fromiter(map(len, toks), dtype=np.int64, count=len(toks)))
+        flat = list(itertools.chain.from_iterable(toks))
+        del toks
+        for w in dict.fromkeys(flat):  # the chunk's words, first occurrences in order
+            if w not in vocab:
+                vocab[w] = len(vocab)
+        ids.append(np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat)))
+    z = np.zeros(0, dtype=np.int64)
+    return np.concatenate(ids + [z]), np.concatenate(lens + [z])
+
+
+def encode_texts(sides: Sequence[tuple], tok, who: str) -> list:
+    """Each side ``(items, what)`` as :class:`candidates.Encoded`, with one vocabulary and element
+    order over all of them: lists of str under a words tokenizer (``c_words``) by
+    :func:`word_ids`, anything else by :func:`token_texts` (errors name the item by ``what``
+    and index).  A memory check before the index (about 80 bytes a token at its peak)."""
+    words = getattr(tok, "c_words", None)
+    got = None
+    if words is not None and all(isinstance(items, (list, tuple)) for items, _ in sides):
+        got = word_ids([x for items, _ in sides for x in items], words)
+    if got is None:
+        texts = [t for items, what in sides for t in token_texts(items, what, tok)]
+        sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    else:
+        sizes = got[1]
+    tokens = int(sizes.sum())
+    check_memory(f"{who}'s token index", (len(sizes), tokens), 80 * tokens,
                  "split the corpus, or use paddle_rougel.dask on a cluster")
-    return cand.encode(texts)
+    enc = cand.encode(texts) if got is None else cand.encode_ids(*got)
+    out, lo = [], 0
+    for items, _ in sides:
+        out.append(enc.part(lo, lo + len(items)))
+        lo += len(items)
+    return out
 
 
-def encode_sides(lt: list, rt: Optional[list]) -> tuple:
-    """(left, right) :class:`candidates.Encoded` with one vocabulary and element order."""
-    enc = encode_checked(lt + (rt or []), "similarity_join")
-    left = enc.part(0, len(lt))
-    return left, (left if rt is None else enc.part(len(lt), len(lt) + len(rt)))
+def encode_sides(left: Sequence, right: Optional[Sequence], tok) -> tuple:
+    """(left, right) :class:`candidates.Encoded` with one vocabulary and element order (right
+    None: left twice, a self-join)."""
+    sides = [(left, "left item")] + ([] if right is None else [(right, "right item")])
+    enc = encode_texts(sides, tok, "similarity_join")
+    return enc[0], enc[-1]
 
 
 @keywords_checked
@@ -223,9 +271,7 @@ def similarity_join(left: Sequence, right: Optional[Sequence] = None, threshold:
     if block < 1:
         raise ValueError(f"block must be >= 1, got {block}")
     tok = settings_of(tokenize, normalize, lowercase, stem, list(left[:64]) if isinstance(left, (list, tuple)) else [])
-    lt = token_texts(left, "left item", tok)
-    rt = None if right is None else token_texts(right, "right item", tok)
-    el, er = encode_sides(lt, rt)
+    el, er = encode_sides(left, right, tok)
     parts, done = [], 0
     for part in join_blocks(el, er, t, a, right is None, block, threads):
         parts.append(part)

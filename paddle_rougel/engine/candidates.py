@@ -31,7 +31,7 @@ import itertools
 
 import numpy as np
 
-__all__ = ["need", "feasible", "Encoded", "encode", "min_need", "Index", "build_index", "prefix_len",
+__all__ = ["need", "feasible", "Encoded", "encode", "encode_ids", "min_need", "Index", "build_index", "prefix_len",
            "prefix_entries", "candidate_pairs", "Passes", "two_windows", "window_indexes", "probe", "lcs_of_pairs", "lcs_index_pairs", "MARGIN"]
 
 MARGIN = 1e-9  # relative slack of the bound (the float64 F is within 1e-15 of the real one)
@@ -132,33 +132,75 @@ def _ids(texts: Sequence) -> tuple:
 def encode(texts: Sequence) -> Encoded:
     """Read token sequences (str: its characters; or tuples / int arrays of tokens) once."""
     ids, lens, chars = _ids(texts)
-    n = len(texts)
+    return encode_ids(ids, lens, list(texts) if chars else None)
+
+
+_KEY_SPAN = 1 << 24  # element keys below this many (or a few per token): counted, not sorted
+_KEYS_PER_TOKEN = 4
+
+
+def encode_ids(ids: np.ndarray, lens: np.ndarray, strs: Optional[list] = None) -> Encoded:
+    """:class:`Encoded` of texts given as token ids (int64 >= 0, text i's ``lens[i]`` of them
+    in turn); ``strs``: the texts as str when the ids are their code points (else the texts
+    are built from the ids).  The same ids give the same :class:`Encoded`, bit for bit."""
+    n = len(lens)
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lens, out=ptr[1:])
-    if chars:
-        strs = list(texts)
-    elif len(ids) == 0 or ids.max() <= _MAX_ID:
-        cps = (ids + np.where(ids >= _SURR, 0x800, 0)).astype("<u4")
-        big = cps.tobytes().decode("utf-32-le")
-        strs = [big[ptr[i]:ptr[i + 1]] for i in range(n)]
-    else:
-        strs = [tuple(ids[ptr[i]:ptr[i + 1]].tolist()) for i in range(n)]
-    tix = np.repeat(np.arange(n, dtype=np.int64), lens)
+    if strs is None:
+        if len(ids) == 0 or ids.max() <= _MAX_ID:
+            cps = (ids + np.where(ids >= _SURR, 0x800, 0)).astype("<u4")
+            big = cps.tobytes().decode("utf-32-le")
+            del cps
+            strs = [big[ptr[i]:ptr[i + 1]] for i in range(n)]
+            del big
+        else:
+            strs = [tuple(ids[ptr[i]:ptr[i + 1]].tolist()) for i in range(n)]
     v = int(ids.max(initial=0)) + 1
-    comb = np.sort(tix * v + ids)  # (text, token) order: one sort of one int64 key
-    sid, stix = comb % v, comb // v
-    run = np.ones(len(sid), dtype=bool)
-    if len(sid):
-        run[1:] = comb[1:] != comb[:-1]
-    starts = np.flatnonzero(run)
-    k = np.arange(len(sid), dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, len(sid))))
-    key = sid * (int(lens.max(initial=0)) + 1) + k  # the element (token, occurrence k)
-    uniq, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
+    comb = np.repeat(np.arange(n, dtype=np.int64), lens)
+    comb *= v
+    comb += ids
+    comb.sort()  # (text, token) order: one sort of one int64 key
+    stix = comb // v
+    comb -= stix * v  # the token ids, in that order
+    sid = comb
+    total = len(sid)
+    idx = np.arange(total, dtype=np.int64)
+    start = np.zeros(total, dtype=np.int64)
+    if total:
+        run = np.ones(total, dtype=bool)
+        run[1:] = (sid[1:] != sid[:-1]) | (stix[1:] != stix[:-1])
+        start[run] = idx[run]
+        del run
+        np.maximum.accumulate(start, out=start)
+    idx -= start  # k: the occurrence of its token in its text
+    del start
+    width = int(lens.max(initial=0)) + 1
+    key = sid * width + idx  # the element (token, occurrence k)
+    del sid, idx
+    span = v * width
+    if span <= max(_KEY_SPAN, _KEYS_PER_TOKEN * total):  # count the keys: np.unique's result without its sort
+        counts = np.bincount(key, minlength=span)
+        present = counts > 0
+        uniq = np.flatnonzero(present)
+        inv = np.cumsum(present, dtype=np.int64)[key] - 1
+        counts = counts[uniq]
+        del present
+    else:
+        uniq, inv, counts = np.unique(key, return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+    del key
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[np.lexsort((uniq, counts))] = np.arange(len(uniq), dtype=np.int64)
     e = max(1, len(uniq))
-    elems = np.sort(stix * e + rank[inv.reshape(-1)]) % e  # each text's elements, rarest first
-    return Encoded(strs, lens, elems, ptr)
+    del uniq, counts
+    elems = rank[inv]
+    del inv, rank
+    stix *= e
+    stix += elems
+    del elems
+    stix.sort()
+    stix %= e  # each text's elements, rarest first
+    return Encoded(strs, lens, stix, ptr)
 
 
 class Index(NamedTuple):
@@ -190,7 +232,13 @@ def build_index(elems: np.ndarray, recs: np.ndarray, pos: np.ndarray, n_elems: i
     """Posting lists of the entries (element, text, position); each element's postings
     ordered by the texts' lengths ``lens[recs]``, then ids (the C probe's length window)."""
     rl = lens[recs]
-    order = np.lexsort((recs, rl, elems))
+    nrec, nlen = int(len(lens)) + 1, int(lens.max(initial=0)) + 1
+    if len(recs) and n_elems * nlen * nrec < 2**62:  # one int64 key: one sort, not three
+        key = elems * (nlen * nrec) + rl * nrec + recs
+        order = np.argsort(key)  # the keys are distinct (a text's elements are): lexsort's order
+        del key
+    else:
+        order = np.lexsort((recs, rl, elems))
     indptr = np.zeros(n_elems + 1, dtype=np.int64)
     np.cumsum(np.bincount(elems, minlength=n_elems), out=indptr[1:])
     return Index(indptr, recs[order], pos[order], np.ascontiguousarray(rl[order], dtype=np.int64))
