@@ -303,10 +303,10 @@ def _encoded_oracle(token_lists):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(st.text(alphabet=st.sampled_from(list("ab c\u00e9\u212a.-")), max_size=14), max_size=9),
        how=st.sampled_from(["whitespace", "rouge_score"]))
-def test_words_read_in_chunks_encode_as_the_oracle(counted, chunk, texts, how, monkeypatch):
-    """encode_texts' words path (str items split chunk by chunk, one vocabulary) gives the element
-    ranks of the plain-Python oracle, and exactly what the token-list path gives; the element
-    keys counted (bincount) or sorted (np.unique) alike."""
+def test_words_read_in_chunks_encode_as_the_oracle(counted, chunk, texts, how, monkeypatch, backend):
+    """encode_texts' words path (str items split chunk by chunk, one vocabulary; the C reader or
+    the Python one) gives the element ranks of the plain-Python oracle, and exactly what the
+    token-list path gives; the element keys counted (bincount) or sorted (np.unique) alike."""
     from paddle_rougel.api import join as join_mod
     from paddle_rougel.core.text import TextSettings
     from paddle_rougel.engine import candidates as cand
@@ -327,3 +327,28 @@ def test_words_read_in_chunks_encode_as_the_oracle(counted, chunk, texts, how, m
     ref = cand.encode(lists)  # the token-list path
     assert list(left.texts) + list(right.texts) == ref.texts
     assert np.array_equal(np.concatenate([left.elems, right.elems]), ref.elems)
+
+
+_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+@settings(deadline=None, derandomize=True, max_examples=40 if SANITIZED else 400,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.sampled_from(_SPACES + list("aZz09_.-\u00e9\u0130\u212a\u4e2d\U0001f600")) |
+                    st.characters(), max_size=40))
+def test_line_word_ids_are_str_split_and_rouge_score_words(mode, text, backend):
+    """line_word_ids (C and Python): per line (split at "\\n"), mode 0 the words of str.split()
+    (every Unicode whitespace, \\x1c-\\x1f and \\x85 included), mode 1 the runs of [a-z0-9];
+    ids in order of first occurrence, words[id] the word."""
+    import re
+
+    from paddle_rougel.engine import candidates as cand
+
+    ids, lens, words = cand.line_word_ids(text, mode)
+    lines = [s.split() if mode == 0 else re.findall("[a-z0-9]+", s) for s in text.split("\n")]
+    flat = [w for line in lines for w in line]
+    assert lens.tolist() == [len(line) for line in lines]
+    assert [words[i] for i in ids.tolist()] == flat
+    assert words == list(dict.fromkeys(flat))
+    assert all(type(w) is str for w in words)

@@ -188,25 +188,30 @@ WORDS_CHUNK = 1 << 16  # str items split into words at a time by encode_texts
 def word_ids(items: Sequence, words: tuple, chunk: Optional[int] = None) -> Optional[tuple]:
     """(ids, lens) int64 of the words of every str of ``items`` (:func:`batch_words`'s tokens),
     each word an id in order of first occurrence (what :func:`candidates.encode` gives the
-    same tokens), read ``chunk`` items (default :data:`WORDS_CHUNK`) at a time: the words of
-    one chunk are held at once, not a token list per item.  None unless :func:`batch_words`
-    applies."""
+    same tokens), read ``chunk`` items (default :data:`WORDS_CHUNK`) at a time by
+    :func:`candidates.line_word_ids`: no token list per item.  None unless every item is a
+    str without a newline."""
     chunk = chunk or WORDS_CHUNK
     if not all(type(x) is str for x in items):
         return None
+    mode, fold = words
     vocab: dict = {}
     ids, lens = [], []
     for lo in range(0, len(items), chunk):
-        toks = batch_words(items[lo:lo + chunk], words)
-        if toks is None:
+        part = items[lo:lo + chunk]
+        big = "\n".join(part)
+        if big.count("\n") != len(part) - 1:
             return None
-        lens.append(np.fromiter(map(len, toks), dtype=np.int64, count=len(toks)))
-        flat = list(itertools.chain.from_iterable(toks))
-        del toks
-        for w in dict.fromkeys(flat):  # the chunk's words, first occurrences in order
+        if mode == 1 or fold:
+            big = big.lower()
+        local, n_words, uniq = cand.line_word_ids(big, mode)
+        del big
+        for w in uniq:  # the chunk's distinct words in order of first occurrence
             if w not in vocab:
                 vocab[w] = len(vocab)
-        ids.append(np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat)))
+        remap = np.fromiter(map(vocab.__getitem__, uniq), dtype=np.int64, count=len(uniq))
+        ids.append(remap[local])
+        lens.append(n_words)
     z = np.zeros(0, dtype=np.int64)
     return np.concatenate(ids + [z]), np.concatenate(lens + [z])
 

@@ -238,6 +238,7 @@ static PyMethodDef methods[] = {
     {"lcs_matrix", (PyCFunction)(void (*)(void))py_lcs_matrix, METH_VARARGS | METH_KEYWORDS, py_lcs_matrix_doc},
     {"join_candidates", py_join_candidates, METH_VARARGS, py_join_candidates_doc},
     {"lcs_index_pairs", py_lcs_index_pairs, METH_VARARGS, py_lcs_index_pairs_doc},
+    {"word_ids", py_word_ids, METH_VARARGS, py_word_ids_doc},
     {"lcs_words", (PyCFunction)(void (*)(void))py_lcs_words, METH_VARARGS | METH_KEYWORDS, py_lcs_words_doc},
     {"rouge_n", (PyCFunction)(void (*)(void))py_rouge_n, METH_VARARGS | METH_KEYWORDS, py_rouge_n_doc},
     {"lcs_batch", (PyCFunction)(void (*)(void))py_lcs_batch, METH_VARARGS | METH_KEYWORDS, py_lcs_batch_doc},

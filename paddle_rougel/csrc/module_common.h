@@ -104,8 +104,9 @@ PyObject *py_ngram_matches(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_rouge_n(PyObject *self, PyObject *args, PyObject *kw);
 
 /* module_join.c */
-extern const char py_lcs_index_pairs_doc[], py_join_candidates_doc[];
+extern const char py_lcs_index_pairs_doc[], py_join_candidates_doc[], py_word_ids_doc[];
 PyObject *py_lcs_index_pairs(PyObject *self, PyObject *args);
 PyObject *py_join_candidates(PyObject *self, PyObject *args);
+PyObject *py_word_ids(PyObject *self, PyObject *args);
 
 #endif

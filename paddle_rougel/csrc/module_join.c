@@ -1,6 +1,7 @@
 /* paddle_rougel._lcs, the similarity-join bindings (paddle_rougel/candidates.py): lcs_index_pairs
- * (the exact LCS of candidate pairs read by index, on lcs_pairs' kernel) and join_candidates (the
- * prefix-index probe with the positional bound: join_kernel.c).  The common part: module.c. */
+ * (the exact LCS of candidate pairs read by index, on lcs_pairs' kernel), join_candidates (the
+ * prefix-index probe with the positional bound: join_kernel.c) and word_ids (the words of a
+ * corpus as ids, one pass).  The common part: module.c. */
 #include "module_common.h"
 
 #include <math.h>
@@ -136,5 +137,146 @@ done:
         if (b[i].obj) PyBuffer_Release(&b[i]);
     free(xs); free(ys);
     Py_XDECREF(xo); Py_XDECREF(yo);
+    return result;
+}
+
+
+MOD_DOC(py_word_ids_doc,
+"word_ids(text, mode) -> (ids, lens, words)\n\n"
+"The words of each line of text (lines end at '\\n'), in turn: mode 0 the runs of\n"
+"non-whitespace (what str.split() gives), mode 1 the runs of [a-z0-9] (rouge-score's tokens\n"
+"once the text is lowercased).  ids: each word's id, ids numbered in order of first\n"
+"occurrence; lens: the words of each line (count('\\n') + 1 lines); both native int64\n"
+"bytearrays; words: the distinct words as str, words[id].");
+
+typedef struct {
+    int64_t *v;
+    size_t n, cap;
+} I64s;
+
+static int i64s_push(I64s *a, int64_t x) {
+    if (a->n == a->cap) {
+        const size_t cap = a->cap ? 2 * a->cap : 1024;
+        int64_t *v = (int64_t *)realloc(a->v, cap * sizeof(int64_t));
+        if (!v) return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    int mode;
+    I64s ids, lens, wstart, wlen;  /* wstart / wlen: each distinct word's place in the text */
+    uint64_t *whash;
+    int64_t *table;                /* open addressing: word id + 1, 0 empty */
+    size_t tcap;
+} WordScan;
+
+static inline int word_char(Py_UCS4 c, int mode) {
+    return mode ? ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) : !Py_UNICODE_ISSPACE(c);
+}
+
+/* Double the table (and the per-word hashes' room) when it is half full. */
+static int scan_grow(WordScan *S) {
+    const size_t nw = S->wstart.n;
+    if (S->tcap && 2 * (nw + 1) <= S->tcap) return 0;
+    const size_t cap = S->tcap ? 2 * S->tcap : 1 << 12;
+    int64_t *t = (int64_t *)calloc(cap, sizeof(int64_t));
+    uint64_t *h = (uint64_t *)realloc(S->whash, cap * sizeof(uint64_t));
+    if (!t || !h) { free(t); if (h) S->whash = h; return -1; }
+    S->whash = h;
+    for (size_t w = 0; w < nw; w++) {
+        size_t k = (size_t)h[w] & (cap - 1);
+        while (t[k]) k = (k + 1) & (cap - 1);
+        t[k] = (int64_t)w + 1;
+    }
+    free(S->table);
+    S->table = t;
+    S->tcap = cap;
+    return 0;
+}
+
+/* The id of the word at [start, start + len) with hash h (a new one when it is new). */
+static int64_t scan_word(WordScan *S, Py_ssize_t start, Py_ssize_t len, uint64_t h) {
+    if (scan_grow(S) < 0) return -1;
+    const size_t mask = S->tcap - 1;
+    const char *base = (const char *)S->data;
+    size_t k = (size_t)h & mask;
+    for (; S->table[k]; k = (k + 1) & mask) {
+        const int64_t w = S->table[k] - 1;
+        if (S->whash[w] == h && S->wlen.v[w] == len &&
+            memcmp(base + (size_t)S->wstart.v[w] * S->kind, base + (size_t)start * S->kind, (size_t)len * S->kind) == 0)
+            return w;
+    }
+    const int64_t w = (int64_t)S->wstart.n;
+    if (i64s_push(&S->wstart, start) < 0 || i64s_push(&S->wlen, len) < 0) return -1;
+    S->whash[w] = h;
+    S->table[k] = w + 1;
+    return w;
+}
+
+/* The whole text: 0, or -1 when out of memory. */
+static int scan_text(WordScan *S) {
+    int64_t in_line = 0;
+    Py_ssize_t i = 0;
+    while (i < S->n) {
+        Py_UCS4 c = PyUnicode_READ(S->kind, S->data, i);
+        if (c == '\n') {
+            if (i64s_push(&S->lens, in_line) < 0) return -1;
+            in_line = 0;
+            i++;
+            continue;
+        }
+        if (!word_char(c, S->mode)) { i++; continue; }
+        const Py_ssize_t start = i;
+        uint64_t h = 0x9E3779B97F4A7C15ull;
+        while (i < S->n && (c = PyUnicode_READ(S->kind, S->data, i)) != '\n' && word_char(c, S->mode)) {
+            h = (h ^ (uint64_t)c) * 0x100000001B3ull;
+            h ^= h >> 29;
+            i++;
+        }
+        const int64_t w = scan_word(S, start, i - start, h);
+        if (w < 0 || i64s_push(&S->ids, w) < 0) return -1;
+        in_line++;
+    }
+    return i64s_push(&S->lens, in_line);
+}
+
+PyObject *py_word_ids(PyObject *self, PyObject *args) {
+    PyObject *text, *ids = NULL, *lens = NULL, *words = NULL, *result = NULL;
+    int mode, rc;
+    if (!PyArg_ParseTuple(args, "Ui", &text, &mode)) return NULL;
+    if (mode != 0 && mode != 1) {
+        PyErr_SetString(PyExc_ValueError, "word_ids: mode must be 0 or 1");
+        return NULL;
+    }
+    WordScan S;
+    memset(&S, 0, sizeof(S));
+    S.kind = PyUnicode_KIND(text);
+    S.data = PyUnicode_DATA(text);
+    S.n = PyUnicode_GET_LENGTH(text);
+    S.mode = mode;
+    Py_BEGIN_ALLOW_THREADS  /* a str does not change; the words' str are made after */
+    rc = scan_text(&S);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) { PyErr_NoMemory(); goto done; }
+    if (!(ids = PyByteArray_FromStringAndSize((const char *)S.ids.v, (Py_ssize_t)(S.ids.n * 8))) ||
+        !(lens = PyByteArray_FromStringAndSize((const char *)S.lens.v, (Py_ssize_t)(S.lens.n * 8))) ||
+        !(words = PyList_New((Py_ssize_t)S.wstart.n)))
+        goto done;
+    for (size_t w = 0; w < S.wstart.n; w++) {
+        PyObject *s = PyUnicode_Substring(text, S.wstart.v[w], S.wstart.v[w] + S.wlen.v[w]);
+        if (!s) goto done;
+        PyList_SET_ITEM(words, (Py_ssize_t)w, s);
+    }
+    result = PyTuple_Pack(3, ids, lens, words);
+done:
+    free(S.ids.v); free(S.lens.v); free(S.wstart.v); free(S.wlen.v); free(S.whash); free(S.table);
+    Py_XDECREF(ids); Py_XDECREF(lens); Py_XDECREF(words);
     return result;
 }

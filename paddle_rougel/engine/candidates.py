@@ -28,10 +28,11 @@ from __future__ import annotations
 from typing import List, NamedTuple, Optional, Sequence  # noqa: F401
 
 import itertools
+import re
 
 import numpy as np
 
-__all__ = ["need", "feasible", "Encoded", "encode", "encode_ids", "min_need", "Index", "build_index", "prefix_len",
+__all__ = ["need", "feasible", "Encoded", "encode", "encode_ids", "line_word_ids", "min_need", "Index", "build_index", "prefix_len",
            "prefix_entries", "candidate_pairs", "Passes", "two_windows", "window_indexes", "probe", "lcs_of_pairs", "lcs_index_pairs", "MARGIN"]
 
 MARGIN = 1e-9  # relative slack of the bound (the float64 F is within 1e-15 of the real one)
@@ -201,6 +202,32 @@ def encode_ids(ids: np.ndarray, lens: np.ndarray, strs: Optional[list] = None) -
     stix.sort()
     stix %= e  # each text's elements, rarest first
     return Encoded(strs, lens, stix, ptr)
+
+
+def line_word_ids(text: str, mode: int) -> tuple:
+    """(ids, lens, words) of the words of each line of ``text`` (lines end at "\\n"): mode 0 the
+    runs of non-whitespace (``str.split()``'s words), mode 1 the runs of [a-z0-9] (rouge-score's
+    tokens of lowercased text).  ``ids`` (int64): each word's id, numbered in order of first
+    occurrence; ``lens`` (int64): the words of each line; ``words``: the distinct words, by id.
+    One pass in C; the Python back end splits and looks up a dict."""
+    from . import host as engine
+
+    kernel = engine.c_kernel("word_ids")
+    if kernel is not None:
+        ids, lens, words = kernel(text, mode)
+        return np.frombuffer(ids, dtype=np.int64), np.frombuffer(lens, dtype=np.int64), words
+    lines = text.split("\n")
+    if mode == 1:
+        lines = [_RS_WORD.findall(s) for s in lines]
+    else:
+        lines = [s.split() for s in lines]
+    flat = list(itertools.chain.from_iterable(lines))
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
+    lens = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    return np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat)), lens, list(vocab)
+
+
+_RS_WORD = re.compile(r"[a-z0-9]+")
 
 
 class Index(NamedTuple):
