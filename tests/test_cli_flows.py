@@ -174,6 +174,21 @@ def test_dureader_ids_matching_only_as_text_are_said(capsys, tmp_path):
     assert len(warn) == 1 and "1001" in warn[0] and "as text" in warn[0], err
 
 
+@pytest.mark.parametrize("flags", [["--field", "answer"], ["--hyp-field", "predict", "--ref-field", "label"],
+                                   ["--input-format", "jsonl"]])
+def test_field_flags_with_dureader_files_are_refused_not_ignored(capsys, tmp_path, flags):
+    """compare, explain and report read DuReader files by the contest's fields: a JSON-lines
+    field flag there would change nothing, so it is an error naming the flag."""
+    pred, ref = EX / "pred.jsonl", EX / "ref.jsonl"
+    qid = json.loads(pred.read_text(encoding="utf-8").splitlines()[0])["question_id"]
+    for argv in (["compare", "--ref_file", ref, "--pred_file", pred, "--pred_file", pred],
+                 ["explain", "--ref_file", ref, "--pred_file", pred, "--question_id", qid],
+                 ["report", "--ref_file", ref, "--pred_file", pred, "-o", tmp_path / "r.html"]):
+        rc, out, err = run(capsys, *argv, *flags)
+        one_error(rc, out, err, flags[0], "DuReader files")
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_dureader_swapped_files_suggest_the_swap(capsys):
     rc, out, err = run(capsys, "dureader", "--pred_file", EX / "ref.jsonl", "--ref_file", EX / "pred.jsonl")
     one_error(rc, out, err, "swapped", "--pred_file", "--ref_file")

@@ -253,8 +253,9 @@ def test_bad_arguments_fail_early():
         paddlenlp_compute_metrics(FakeTokenizer(), per_instance=True)
     with pytest.raises(ValueError, match="tokenize"):
         paddlenlp_compute_metrics(FakeTokenizer(), tokenize="nope")
-    with pytest.raises(TypeError):
-        paddlenlp_compute_metrics(FakeTokenizer(), gama=1.0)  # a typo is not silently ignored
+    with pytest.raises(TypeError, match=r"^trainer_compute_metrics\(\) got an unexpected keyword argument 'gama' "
+                                        r"\(did you mean 'gamma'\?\)"):
+        paddlenlp_compute_metrics(FakeTokenizer(), gama=1.0)  # a typo is not silently ignored, the call named
     with pytest.raises(TypeError, match="ignore_index"):
         paddlenlp_compute_metrics(FakeTokenizer(), ignore_index=-100.0)
     f = paddlenlp_compute_metrics(FakeTokenizer())

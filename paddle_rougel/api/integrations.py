@@ -49,11 +49,13 @@ about it:
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from .functional import compute
+from ..core.settings import reject_unknown
 from ..metrics import rouge_types as registry_types
 
 __all__ = ["trainer_compute_metrics", "paddleformers_compute_metrics", "paddlenlp_compute_metrics"]
@@ -140,6 +142,9 @@ def trainer_compute_metrics(tokenizer: Any, *, ignore_index: int = -100,
                         f"got {type(tokenizer).__name__}")
     if "per_instance" in settings:
         raise TypeError("per_instance is not supported: the Trainer logs scalar metrics only")
+    takes = [k for k in inspect.signature(compute).parameters if k not in ("predictions", "references")]
+    reject_unknown({k: v for k, v in settings.items() if k not in takes}, trainer_compute_metrics,
+                   also=tuple(takes), name="trainer_compute_metrics")
     for name, v in (("ignore_index", ignore_index), ("prediction_index", prediction_index),
                     ("label_index", label_index)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):

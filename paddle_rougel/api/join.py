@@ -17,7 +17,6 @@ it rounded to float32).  Memory: the inputs, the output and one block of candida
 """
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 import os

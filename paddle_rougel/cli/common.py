@@ -18,6 +18,7 @@ from .fileio import OutputError
 from .jsonline import InputError
 
 __all__ = ["PROG", "BATCH", "TYPE_OPTIONS", "CliError", "USER_ERRORS", "say", "error", "show_warning", "os_message",
+           "no_field_flags",
            "check_input", "choices", "build", "weights", "check_finite", "pct", "level", "type_scores"]
 
 PROG = "paddle-rougel"
@@ -58,6 +59,16 @@ def check_input(path: str) -> None:
         raise CliError(f"{path}: no such file")
     if os.path.isdir(path):
         raise CliError(f"{path}: is a directory, expected a file")
+
+
+def no_field_flags(opts) -> None:
+    """CliError when a JSON-lines field flag comes with DuReader files, which it would not change."""
+    given = [flag for flag, v in (("--field", opts.field), ("--hyp-field", opts.hyp_field),
+                                  ("--ref-field", opts.ref_field), ("--input-format", opts.input_format))
+             if v is not None]
+    if given:
+        raise CliError(f"{', '.join(given)}: for text and JSON-lines files (--hyp/--ref); DuReader files "
+                       "(--ref_file/--pred_file) are read by the contest's own fields (question_id, answers, ...)")
 
 
 def choices(opts, options: Sequence) -> Tuple[Dict[str, Any], Dict[str, str]]:

@@ -14,7 +14,7 @@ from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from . import procio
 from .breakdown import compare_breakdown_result, compare_keys
-from .common import CliError, build, choices, pct
+from .common import CliError, no_field_flags, build, choices, pct
 from .contest import contest_metrics, counts, read_contests
 from .lines import line_accumulators, line_metrics, read_score_inputs, score_lines
 from .output import print_result
@@ -53,6 +53,7 @@ def _dureader_runs(opts):
     """(runs, contests, signature parts, extra lines) of two DuReader prediction files."""
     if len(opts.pred_file or []) != 2 or opts.hyp or opts.ref or opts.summary_level or opts.rouge_types:
         raise CliError("compare DuReader files with --ref_file R --pred_file A --pred_file B")
+    no_field_flags(opts)
     values, origin = choices(opts, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)
     rouge_s, _ = build(dureader_from_options, values, origin)
     contests = read_contests(opts.ref_file, opts.pred_file)

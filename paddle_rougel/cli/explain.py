@@ -13,7 +13,7 @@ from paddle_rougel.metrics.dureader_rouge_l import dureader_from_options
 from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from . import procio
-from .common import CliError, build, choices
+from .common import CliError, no_field_flags, build, choices
 from .contest import contest_metrics, one_question, read_contests
 from .lines import line_metric, line_text, no_bonus, read_score_inputs, score_lines
 from .procio import printable
@@ -45,6 +45,7 @@ def _question(opts):
     """(F, settings, candidate, references, title, metric) of a DuReader question."""
     if not opts.pred_file or opts.hyp or opts.ref or opts.question_id is None or opts.line:
         raise CliError("explain DuReader files with --ref_file R --pred_file P --question_id Q")
+    no_field_flags(opts)
     if opts.summary_level or opts.settings.get("split"):
         raise CliError("--summary-level and --split are for text files (--hyp/--ref)")
     values, origin = choices(opts, ROUGE_OPTIONS + TEXT_OPTIONS + BONUS_OPTIONS)

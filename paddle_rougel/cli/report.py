@@ -22,7 +22,7 @@ from paddle_rougel.metrics.dureader_rouge_l import dureader_from_options
 from paddle_rougel.core.settings import ROUGE_OPTIONS, TEXT_OPTIONS
 
 from .breakdown import DUREADER_BY, LINE_BY, dureader_keys, line_keys
-from .common import CliError, build, choices, level, pct
+from .common import CliError, no_field_flags, build, choices, level, pct
 from .contest import contest_metrics, counts, read_contests
 from .fileio import check_distinct, write_outputs
 from .lines import line_accumulators, line_metrics, line_text, no_bonus, read_score_inputs, score_lines
@@ -53,6 +53,7 @@ def _load(opts):
         preds = opts.pred_file or []
         if not 1 <= len(preds) <= 2 or opts.hyp or opts.ref:
             raise CliError("report DuReader files with --ref_file R --pred_file A [--pred_file B]")
+        no_field_flags(opts)
         if opts.summary_level or opts.by or opts.settings.get("split") or opts.rouge_types:
             raise CliError("--summary-level, --rouge-types, --split and --by are for text files (--hyp/--ref)")
         check_distinct(inputs_of(opts, "--ref_file") + [("--pred_file", p) for p in preds], out)
