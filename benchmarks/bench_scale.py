@@ -150,10 +150,12 @@ def timed(fn):
 def peak_dedup(n: int) -> tuple:
     """(seconds, peak RSS bytes, kept count) of deduplicate(best='dropped') on n items, in a
     fresh process (its peak is its own)."""
-    code = ("import sys, time, resource; sys.path.insert(0, %r); import bench_scale as b; "
+    # VmHWM: this process's own peak (ru_maxrss would keep the forking parent's across exec)
+    code = ("import sys, time; sys.path.insert(0, %r); import bench_scale as b; "
             "x = b.instructions(%d, seed=1); t0 = time.perf_counter(); "
             "d = b.deduplicate(x, (), b.T, tokenize='rouge_score', best='dropped'); "
-            "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, len(d.kept))"
+            "hwm = [ln for ln in open('/proc/self/status') if ln.startswith('VmHWM:')][0].split()[1]; "
+            "print(time.perf_counter() - t0, int(hwm) * 1024, len(d.kept))"
             % (os.path.dirname(os.path.abspath(__file__)), n))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     return float(out[0]), int(out[1]), int(out[2])
