@@ -17,10 +17,10 @@ it rounded to float32).  Memory: the inputs, the output and one block of candida
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import os
-import re
 from typing import Any, Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -102,28 +102,31 @@ def token_texts(items: Sequence, what: str, tok) -> list:
     return out
 
 
-_RS_SEP = re.compile(r"[^a-z0-9\n]+")
-_RS_ASCII = bytes(c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789\n" else 32 for c in range(256))
-
-
 def batch_words(items: Sequence, words: tuple) -> Optional[list]:
     """The words of every str of ``items`` as the tokenizer of ``words`` = (mode, fold) gives them
     (``TextSettings.c_words``: 0 ``str.split()``, lowercased with fold; 1 rouge-score's tokens),
-    read as one string (one ``lower`` and one ``re.sub`` for the batch); None unless every item
-    is a str without a newline."""
+    as tuples of str, read by :func:`word_ids`' reader (one pass over the batch); None unless
+    every item is a str without a newline."""
+    got = _chunk_words(items, words)
+    if got is None:
+        return None
+    ids, lens, uniq = got
+    flat = iter(list(map(uniq.__getitem__, ids.tolist())))
+    return [tuple(itertools.islice(flat, k)) for k in lens.tolist()]
+
+
+def _chunk_words(items: Sequence, words: tuple) -> Optional[tuple]:
+    """:func:`candidates.line_word_ids` of the str ``items`` (one line each: joined, lowercased
+    once when the tokenizer folds case); None unless every item is a str without a newline."""
     if not all(type(x) is str for x in items):
         return None
+    if not items:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
     big = "\n".join(items)
-    if big.count("\n") != max(0, len(items) - 1):
+    if big.count("\n") != len(items) - 1:
         return None
     mode, fold = words
-    if mode == 1:
-        big = big.lower()
-        # ASCII: one byte table (a run of separators becomes spaces, the same words); else re
-        big = big.encode("ascii").translate(_RS_ASCII).decode("ascii") if big.isascii() else _RS_SEP.sub(" ", big)
-    elif fold:
-        big = big.lower()
-    return [tuple(s.split()) for s in big.split("\n")] if items else []
+    return cand.line_word_ids(big.lower() if mode == 1 or fold else big, mode)
 
 
 def pair_f(lcs: np.ndarray, m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
@@ -193,18 +196,13 @@ def word_ids(items: Sequence, words: tuple, chunk: Optional[int] = None) -> Opti
     chunk = chunk or WORDS_CHUNK
     if not all(type(x) is str for x in items):
         return None
-    mode, fold = words
     vocab: dict = {}
     ids, lens = [], []
     for lo in range(0, len(items), chunk):
-        part = items[lo:lo + chunk]
-        big = "\n".join(part)
-        if big.count("\n") != len(part) - 1:
+        got = _chunk_words(items[lo:lo + chunk], words)
+        if got is None:
             return None
-        if mode == 1 or fold:
-            big = big.lower()
-        local, n_words, uniq = cand.line_word_ids(big, mode)
-        del big
+        local, n_words, uniq = got
         for w in uniq:  # the chunk's distinct words in order of first occurrence
             if w not in vocab:
                 vocab[w] = len(vocab)
