@@ -255,6 +255,7 @@ PyObject *py_word_ids(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "word_ids: mode must be 0 or 1");
         return NULL;
     }
+    if (PyUnicode_READY(text) < 0) return NULL;  /* a legacy str: its storage */
     WordScan S;
     memset(&S, 0, sizeof(S));
     S.kind = PyUnicode_KIND(text);
