@@ -64,7 +64,8 @@ def check_input(path: str) -> None:
 def no_field_flags(opts) -> None:
     """CliError when a JSON-lines field flag comes with DuReader files, which it would not change."""
     given = [flag for flag, v in (("--field", opts.field), ("--hyp-field", opts.hyp_field),
-                                  ("--ref-field", opts.ref_field), ("--input-format", opts.input_format))
+                                  ("--ref-field", opts.ref_field),
+                                  ("--input-format", None if opts.input_format == "auto" else opts.input_format))
              if v is not None]
     if given:
         raise CliError(f"{', '.join(given)}: for text and JSON-lines files (--hyp/--ref); DuReader files "
