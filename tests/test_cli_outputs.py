@@ -228,6 +228,13 @@ def _wait_for(cond, what, timeout=60):
         time.sleep(0.02)
 
 
+def _signals_by_default():
+    """In the child: SIGINT and SIGHUP handled by default, as in a terminal (a suite started by
+    nohup or from a script's `&` passes them on ignored, and the CLI keeps an ignored signal so)."""
+    for s in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_signal_while_outputs_are_written_removes_temp_files(ex, tmp_path, sig, status):
     """The state's temp file is written, then the run blocks opening a FIFO nobody reads."""
@@ -235,7 +242,8 @@ def test_signal_while_outputs_are_written_removes_temp_files(ex, tmp_path, sig, 
     os.mkfifo(fifo)
     p = subprocess.Popen(CLI + ["dureader", "--pred_file", ex[0], "--ref_file", ex[1],
                                 "--per-instance", fifo, "--save-state", state],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=tmp_path)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=tmp_path,
+                         preexec_fn=_signals_by_default)
     try:
         _wait_for(lambda: temps(tmp_path) or p.poll() is not None, "the temp file")
         p.send_signal(sig)
