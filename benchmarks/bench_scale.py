@@ -12,10 +12,13 @@ run (the machine is shared and noisy).
     python benchmarks/bench_scale.py            # 30,000 / 100,000 items, a 2,000 x 60,000 join
     python benchmarks/bench_scale.py --quick    # small sizes (the smoke test)
     python benchmarks/bench_scale.py --dask     # paddle_rougel.dask on 1 and 2 worker processes
+    python benchmarks/bench_scale.py --zh       # Chinese characters (the default tokenize="char")
 
 Workload: instruction-like lines (a verb, then 4-35 words drawn from a Zipf vocabulary of 8,000,
 a full stop), 30% of them copies of an earlier line with one to six word edits;
-``tokenize="rouge_score"``, threshold 0.7 (Self-Instruct's).
+``tokenize="rouge_score"``, threshold 0.7 (Self-Instruct's).  ``--zh``: lines of 8-60 Chinese
+characters drawn from a Zipf distribution over 3,500, 30% of them copies of an earlier line with
+one to eight character edits, scored per character (``tokenize="char"``).
 """
 from __future__ import annotations
 
@@ -121,19 +124,42 @@ def rapidfuzz_greedy(strs: list, t: float = T, block: int = 1024) -> list:
     return kept
 
 
-def brute_f64(queries: list, choices: list) -> np.ndarray:
-    """Every pair's float64 F from the all-pairs kernel (rouge_l_matrix's, unrounded)."""
+def chinese(n: int, seed: int = 0, dup_rate: float = 0.3) -> list:
+    rng = random.Random(seed)
+    chars = [chr(0x4E00 + i) for i in range(3500)]
+    cum = np.cumsum([1.0 / (i + 1) for i in range(3500)]).tolist()
+    out: list = []
+    for _ in range(n):
+        if out and rng.random() < dup_rate:
+            s = list(rng.choice(out))
+            for _ in range(rng.randint(1, 8)):
+                op = rng.randrange(3)
+                if op == 0 and len(s) > 1:
+                    s.pop(rng.randrange(len(s)))
+                elif op == 1:
+                    s[rng.randrange(len(s))] = rng.choices(chars, cum_weights=cum)[0]
+                else:
+                    s.insert(rng.randint(0, len(s)), rng.choices(chars, cum_weights=cum)[0])
+            out.append("".join(s))
+        else:
+            out.append("".join(rng.choices(chars, cum_weights=cum, k=rng.randint(8, 60))))
+    return out
+
+
+def brute_f64(queries: list, choices: list, chars: bool = False) -> np.ndarray:
+    """Every pair's float64 F from the all-pairs kernel (rouge_l_matrix's, unrounded);
+    rouge-score's tokens, or (chars) every character a token."""
     from paddle_rougel import _lcs
 
     tok = TextSettings("rouge_score").tokenizer()
-    toks = [tok(s) for s in queries + choices]
+    toks = list(queries + choices) if chars else [tok(s) for s in queries + choices]
     lcs, lens = _lcs.lcs_matrix(toks, len(queries), threads=2)
     return np.frombuffer(_lcs.score_matrix(lcs, lens, len(queries), 0.5, False, 2, True)[0]).reshape(len(queries), -1)
 
 
-def brute_kept(texts: list, t: float = T) -> list:
+def brute_kept(texts: list, t: float = T, chars: bool = False) -> list:
     """The exact brute force: every pair's float64 F, then Self-Instruct's loop."""
-    f = brute_f64(texts, texts)
+    f = brute_f64(texts, texts, chars)
     kept: list = []
     for i in range(len(texts)):
         if not kept or f[i, kept].max() <= t:
@@ -188,11 +214,57 @@ def dask_scaling(n: int, n_q: int, n_c: int) -> int:
     return score_verdict(failures)
 
 
+def chinese_figures(n_check: int, n_dedup: int, n_q: int, n_c: int) -> int:
+    """deduplicate and similarity_join on Chinese characters against the same rapidfuzz peers
+    (which compare the str's characters as they are), each checked first."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import LCSseq
+
+    print(f"# bench_scale --zh: {cpu_model()}, {os.cpu_count()} cores, engine {engine.backend()}, "
+          f"threads {engine.default_threads()}")
+    failures = []
+    small = chinese(n_check, seed=2)
+    want = brute_kept(small, chars=True)
+    if rapidfuzz_greedy(small) != want or deduplicate(small, (), T).kept.tolist() != want:
+        failures.append("Chinese dedup vs brute force")
+    print(f"checked on {n_check} items: {len(want)} kept by the brute force")
+    x = chinese(n_dedup, seed=1)
+    t_rf, kept_rf = timed(lambda: rapidfuzz_greedy(x))
+    t_d, d = timed(lambda: deduplicate(x, (), T))
+    if d.kept.tolist() != kept_rf:
+        failures.append(f"Chinese deduplicate of {n_dedup} vs the rapidfuzz greedy")
+    both = chinese(n_c + n_q, seed=3)  # the last n_q lines as queries: 30% near-copies of the corpus's
+    corpus, queries = both[:n_c], both[n_c:]
+
+    def cdist_join():
+        ql, cl = np.array([len(s) for s in queries], float), np.array([len(s) for s in corpus], float)
+        out = []
+        for lo in range(0, n_q, 256):
+            lcs = process.cdist(queries[lo:lo + 256], corpus, scorer=LCSseq.similarity, dtype=np.int32, workers=-1)
+            f = rouge_f(lcs, ql[lo:lo + 256, None], cl[None, :])
+            a, b = np.nonzero(f >= T)
+            out.append((a + lo, b, f[a, b]))
+        return [np.concatenate(k) for k in zip(*out)]
+
+    t_cd, (a, b, f) = timed(cdist_join)
+    t_j, jn = timed(lambda: similarity_join(queries, corpus, T))
+    if a.tolist() != jn.left.tolist() or b.tolist() != jn.right.tolist() or not np.array_equal(f, jn.f):
+        failures.append("Chinese similarity_join vs cdist")
+    print(f"\n| Chinese characters, threshold {T} | rapidfuzz s | paddle-rougel s | ratio |\n|---|---:|---:|---:|")
+    print(f"| dedup of {n_dedup:,} (kept {len(kept_rf):,}) vs the blocked greedy | {t_rf:.2f} | {t_d:.2f} | "
+          f"**{t_rf / t_d:.1f}x** |")
+    print(f"| join {n_q:,} x {n_c:,} ({len(jn.f):,} pairs) vs cdist | {t_cd:.2f} | {t_j:.2f} | **{t_cd / t_j:.1f}x** |")
+    return score_verdict(failures)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     ap.add_argument("--dask", action="store_true", help="only the Dask figures (1 and 2 worker processes)")
+    ap.add_argument("--zh", action="store_true", help="only the Chinese-character figures")
     args = ap.parse_args(argv)
+    if args.zh:
+        return chinese_figures(*((300, 2000, 200, 2000) if args.quick else (2000, 30000, 2000, 60000)))
     if args.dask:
         return dask_scaling(*((3000, 200, 3000) if args.quick else (100000, 2000, 60000)))
     n_check, n_dedup, n_big, (n_q, n_c) = ((600, 3000, 6000, (200, 3000)) if args.quick else

@@ -13,9 +13,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "benchmarks")
 
 
-def _quick(script, timeout):
+def _quick(script, timeout, *extra):
     """The stdout of ``benchmarks/<script> --quick``, which exited 0 with every score check passed."""
-    proc = subprocess.run([sys.executable, os.path.join(BENCH, script), "--quick"],
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, script), "--quick", *extra],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "All score checks passed." in proc.stdout
@@ -82,3 +82,8 @@ def test_benchkit_score_verdict_says_each_benchmarks_lines(capsys):
 def test_bench_scale_quick_exits_zero():
     out = _quick("bench_scale.py", 600)
     assert "| deduplicate(best='dropped') |" in out and "| similarity_join |" in out
+
+
+def test_bench_scale_chinese_quick_exits_zero():
+    out = _quick("bench_scale.py", 600, "--zh")
+    assert "| dedup of 2,000" in out and "| join 200 x 2,000" in out
