@@ -42,6 +42,20 @@ from paddle_rougel.core.text import TextSettings  # noqa: E402
 T = 0.7
 
 
+def edited(seq: list, rng: random.Random, edits: int, draw) -> list:
+    """``seq`` after ``edits`` random edits, each a deletion, a replacement or an insertion (a
+    new token from ``draw()``): a near-copy."""
+    for _ in range(edits):
+        op = rng.randrange(3)
+        if op == 0 and len(seq) > 1:
+            seq.pop(rng.randrange(len(seq)))
+        elif op == 1:
+            seq[rng.randrange(len(seq))] = draw()
+        else:
+            seq.insert(rng.randint(0, len(seq)), draw())
+    return seq
+
+
 def instructions(n: int, seed: int = 0, vocab_size: int = 8000, dup_rate: float = 0.3) -> list:
     rng = random.Random(seed)
     words = ["w%d" % i for i in range(vocab_size)]
@@ -51,15 +65,7 @@ def instructions(n: int, seed: int = 0, vocab_size: int = 8000, dup_rate: float 
     for _ in range(n):
         if out and rng.random() < dup_rate:
             b = rng.choice(out).split()
-            for _ in range(rng.randint(1, 6)):
-                op = rng.randrange(3)
-                if op == 0 and len(b) > 1:
-                    b.pop(rng.randrange(len(b)))
-                elif op == 1:
-                    b[rng.randrange(len(b))] = rng.choices(words, cum_weights=cum)[0]
-                else:
-                    b.insert(rng.randint(0, len(b)), rng.choices(words, cum_weights=cum)[0])
-            out.append(" ".join(b))
+            out.append(" ".join(edited(b, rng, rng.randint(1, 6), lambda: rng.choices(words, cum_weights=cum)[0])))
         else:
             k = rng.randint(4, 35)
             out.append(rng.choice(verbs) + " " + " ".join(rng.choices(words, cum_weights=cum, k=k)) + ".")
@@ -132,18 +138,26 @@ def chinese(n: int, seed: int = 0, dup_rate: float = 0.3) -> list:
     for _ in range(n):
         if out and rng.random() < dup_rate:
             s = list(rng.choice(out))
-            for _ in range(rng.randint(1, 8)):
-                op = rng.randrange(3)
-                if op == 0 and len(s) > 1:
-                    s.pop(rng.randrange(len(s)))
-                elif op == 1:
-                    s[rng.randrange(len(s))] = rng.choices(chars, cum_weights=cum)[0]
-                else:
-                    s.insert(rng.randint(0, len(s)), rng.choices(chars, cum_weights=cum)[0])
-            out.append("".join(s))
+            out.append("".join(edited(s, rng, rng.randint(1, 8), lambda: rng.choices(chars, cum_weights=cum)[0])))
         else:
             out.append("".join(rng.choices(chars, cum_weights=cum, k=rng.randint(8, 60))))
     return out
+
+
+def cdist_join(qs: list, cs: list, t: float = T) -> list:
+    """[left, right, F] of every pair with rouge-score's F >= t, by rapidfuzz process.cdist
+    (exact LCS of the str's characters) in blocks of 256 queries."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import LCSseq
+
+    ql, cl = np.array([len(s) for s in qs], float), np.array([len(s) for s in cs], float)
+    out = []
+    for lo in range(0, len(qs), 256):
+        lcs = process.cdist(qs[lo:lo + 256], cs, scorer=LCSseq.similarity, dtype=np.int32, workers=-1)
+        f = rouge_f(lcs, ql[lo:lo + 256, None], cl[None, :])
+        a, b = np.nonzero(f >= t)
+        out.append((a + lo, b, f[a, b]))
+    return [np.concatenate(k) for k in zip(*out)]
 
 
 def brute_f64(queries: list, choices: list, chars: bool = False) -> np.ndarray:
@@ -217,9 +231,6 @@ def dask_scaling(n: int, n_q: int, n_c: int) -> int:
 def chinese_figures(n_check: int, n_dedup: int, n_q: int, n_c: int) -> int:
     """deduplicate and similarity_join on Chinese characters against the same rapidfuzz peers
     (which compare the str's characters as they are), each checked first."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import LCSseq
-
     print(f"# bench_scale --zh: {cpu_model()}, {os.cpu_count()} cores, engine {engine.backend()}, "
           f"threads {engine.default_threads()}")
     failures = []
@@ -235,18 +246,7 @@ def chinese_figures(n_check: int, n_dedup: int, n_q: int, n_c: int) -> int:
         failures.append(f"Chinese deduplicate of {n_dedup} vs the rapidfuzz greedy")
     both = chinese(n_c + n_q, seed=3)  # the last n_q lines as queries: 30% near-copies of the corpus's
     corpus, queries = both[:n_c], both[n_c:]
-
-    def cdist_join():
-        ql, cl = np.array([len(s) for s in queries], float), np.array([len(s) for s in corpus], float)
-        out = []
-        for lo in range(0, n_q, 256):
-            lcs = process.cdist(queries[lo:lo + 256], corpus, scorer=LCSseq.similarity, dtype=np.int32, workers=-1)
-            f = rouge_f(lcs, ql[lo:lo + 256, None], cl[None, :])
-            a, b = np.nonzero(f >= T)
-            out.append((a + lo, b, f[a, b]))
-        return [np.concatenate(k) for k in zip(*out)]
-
-    t_cd, (a, b, f) = timed(cdist_join)
+    t_cd, (a, b, f) = timed(lambda: cdist_join(queries, corpus))
     t_j, jn = timed(lambda: similarity_join(queries, corpus, T))
     if a.tolist() != jn.left.tolist() or b.tolist() != jn.right.tolist() or not np.array_equal(f, jn.f):
         failures.append("Chinese similarity_join vs cdist")
@@ -303,24 +303,13 @@ def main(argv=None) -> int:
           f"kept {kept_big:,}; the greedy extrapolated (quadratic) {extrap:.0f} s: "
           f"**{t_big / extrap:.3f}** of it")
 
-    from rapidfuzz import process
-    from rapidfuzz.distance import LCSseq
-
     corpus = instructions(n_c, seed=3)
     queries = near_copies(corpus, instructions(n_q, seed=4), seed=5)
-    def cdist_join():  # from the text, as similarity_join
+    def from_text():  # tokens to code points timed too, as similarity_join reads the text
         both = as_chars(queries + corpus)
-        qs, cs = both[:n_q], both[n_q:]
-        ql, cl = np.array([len(s) for s in qs], float), np.array([len(s) for s in cs], float)
-        out = []
-        for lo in range(0, n_q, 256):
-            lcs = process.cdist(qs[lo:lo + 256], cs, scorer=LCSseq.similarity, dtype=np.int32, workers=-1)
-            f = rouge_f(lcs, ql[lo:lo + 256, None], cl[None, :])
-            a, b = np.nonzero(f >= T)
-            out.append((a + lo, b, f[a, b]))
-        return [np.concatenate(k) for k in zip(*out)]
+        return cdist_join(both[:n_q], both[n_q:])
 
-    t_cd, (a, b, f) = timed(cdist_join)
+    t_cd, (a, b, f) = timed(from_text)
     t_j, jn = timed(lambda: similarity_join(queries, corpus, T, tokenize="rouge_score"))
     if a.tolist() != jn.left.tolist() or b.tolist() != jn.right.tolist() or not np.array_equal(f, jn.f):
         failures.append("similarity_join vs cdist")
